@@ -1,0 +1,81 @@
+"""Moving weights between :class:`mha.MultiHeadAttention` and PyTorch's layer.
+
+``nn.MultiheadAttention`` keeps the three input projections in one packed
+matrix: ``in_proj_weight`` is ``Wq``, ``Wk`` and ``Wv`` stacked row-wise,
+``(3 * d_model, d_model)``, and ``in_proj_bias`` their biases,
+``(3 * d_model,)``; the output projection is ``out_proj``.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from mha.attention import MultiHeadAttention
+
+
+def packed_in_proj(layer: MultiHeadAttention) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(in_proj_weight (3*d_model, d_model), in_proj_bias (3*d_model,))`` of ``layer``."""
+    weight = torch.cat([layer.Wq.weight, layer.Wk.weight, layer.Wv.weight])  # (3*d_model, d_model)
+    bias = torch.cat([layer.Wq.bias, layer.Wk.bias, layer.Wv.bias])  # (3*d_model,)
+    return weight, bias
+
+
+def to_torch(layer: MultiHeadAttention, batch_first: bool = True) -> nn.MultiheadAttention:
+    """A ``nn.MultiheadAttention`` computing exactly what ``layer`` computes.
+
+    The copy has the same dropout probability, dtype, device and
+    training/eval mode as ``layer``.
+    """
+    if not isinstance(layer, MultiHeadAttention):
+        raise TypeError(f"layer must be a mha.MultiHeadAttention, got {type(layer).__name__}")
+    weight = layer.Wq.weight
+    torch_layer = nn.MultiheadAttention(
+        layer.d_model,
+        layer.n_heads,
+        dropout=layer.dropout.p,
+        batch_first=batch_first,
+        device=weight.device,
+        dtype=weight.dtype,
+    )
+    in_weight, in_bias = packed_in_proj(layer)
+    with torch.no_grad():
+        torch_layer.in_proj_weight.copy_(in_weight)
+        torch_layer.in_proj_bias.copy_(in_bias)
+        torch_layer.out_proj.weight.copy_(layer.Wo.weight)
+        torch_layer.out_proj.bias.copy_(layer.Wo.bias)
+    return torch_layer.train(layer.training)
+
+
+def from_torch(torch_layer: nn.MultiheadAttention) -> MultiHeadAttention:
+    """A :class:`MultiHeadAttention` computing exactly what ``torch_layer`` computes.
+
+    Only layers with one packed input projection, biases, and no ``bias_k`` /
+    ``add_zero_attn`` extras can be represented.
+    """
+    if not isinstance(torch_layer, nn.MultiheadAttention):
+        raise TypeError(
+            f"torch_layer must be a nn.MultiheadAttention, got {type(torch_layer).__name__}"
+        )
+    if (
+        torch_layer.in_proj_weight is None
+        or torch_layer.in_proj_bias is None
+        or torch_layer.bias_k is not None
+        or torch_layer.add_zero_attn
+    ):
+        raise ValueError(
+            "torch_layer must use a packed in_proj_weight with bias and no bias_k/bias_v "
+            "or add_zero_attn; this one does not"
+        )
+    d_model = torch_layer.embed_dim
+    weight = torch_layer.in_proj_weight
+    layer = MultiHeadAttention(d_model, torch_layer.num_heads, dropout=torch_layer.dropout)
+    layer.to(device=weight.device, dtype=weight.dtype)
+    wq, wk, wv = torch_layer.in_proj_weight.chunk(3)  # each (d_model, d_model)
+    bq, bk, bv = torch_layer.in_proj_bias.chunk(3)  # each (d_model,)
+    with torch.no_grad():
+        for linear, w, b in ((layer.Wq, wq, bq), (layer.Wk, wk, bk), (layer.Wv, wv, bv),
+                             (layer.Wo, torch_layer.out_proj.weight, torch_layer.out_proj.bias)):
+            linear.weight.copy_(w)
+            linear.bias.copy_(b)
+    return layer.train(torch_layer.training)

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Re-download the third-party browser assets the site serves itself, at the
+# versions pinned below, into vendor/static/ (copied into the built site's
+# _static/ by Sphinx). Needs Node's npm and the npm registry; a reader
+# building the book needs neither, because the result is committed.
+# After running it, update the table in vendor/README.md if a version changed.
+set -euo pipefail
+
+WIDGETS=@jupyter-widgets/html-manager@1.0.15
+REQUIREJS=requirejs@2.3.8
+MATHJAX=mathjax@3.2.2
+
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+cd "$work"
+for spec in "$WIDGETS" "$REQUIREJS" "$MATHJAX"; do
+  tarball=$(npm pack --silent "$spec")
+  name=${spec%@*}; name=${name#@}; name=${name//\//-}
+  mkdir -p "$name" && tar -xzf "$tarball" -C "$name" --strip-components=1
+  sha256sum "$tarball"
+done
+
+out=$here/static
+rm -rf "$out/widgets/html-manager" "$out/widgets/require.js" "$out/widgets/embed-amd.js" "$out/mathjax"
+mkdir -p "$out/widgets/html-manager" "$out/mathjax/output/chtml/fonts" "$out/mathjax/input/tex" \
+  "$here/licenses"
+
+# Widget manager: the AMD bundle and the icon fonts its CSS points at (only the
+# formats current browsers load: woff2, woff and ttf).
+cp jupyter-widgets-html-manager/dist/embed-amd.js "$out/widgets/"
+cp jupyter-widgets-html-manager/dist/*.woff2 jupyter-widgets-html-manager/dist/*.woff \
+   jupyter-widgets-html-manager/dist/*.ttf "$out/widgets/html-manager/"
+cp requirejs/require.js "$out/widgets/"
+
+# MathJax: the combined TeX+MathML→CHTML component, its fonts, the TeX
+# extensions it may autoload and the UI/a11y components its menu may load.
+cp mathjax/es5/tex-mml-chtml.js "$out/mathjax/"
+cp -r mathjax/es5/output/chtml/fonts/woff-v2 "$out/mathjax/output/chtml/fonts/"
+cp -r mathjax/es5/input/tex/extensions "$out/mathjax/input/tex/"
+cp -r mathjax/es5/ui mathjax/es5/a11y "$out/mathjax/"
+
+# Licences, kept beside the files they cover.
+cp mathjax/LICENSE "$here/licenses/mathjax-LICENSE.txt"
+cp jupyter-widgets-html-manager/dist/embed.js.LICENSE.txt \
+   "$here/licenses/html-manager-bundled-LICENSES.txt"
+head -4 requirejs/require.js > "$here/licenses/requirejs-LICENSE-header.txt"
+echo "vendor/static refreshed"

@@ -47,7 +47,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks book
 
 unit: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not browser"
+	$(BIN)/python -m pytest -q -p no:nbval -m "not browser"
 
 nbval: $(STAMP)
 	$(BIN)/python -m pytest -q --nbval --nbval-current-env $(NOTEBOOKS)

@@ -14,6 +14,7 @@ from mha.attention import (
     scaled_dot_product,
     split_heads,
 )
+from mha.display import show_source
 from mha.embedding import Embeddings, PositionalEncoding, sinusoids
 from mha.example import SENTENCES, RunningExample, running_example
 from mha.interop import from_torch, packed_in_proj, to_torch
@@ -55,6 +56,7 @@ __all__ = [
     "padding_mask",
     "running_example",
     "scaled_dot_product",
+    "show_source",
     "sinusoids",
     "split_heads",
     "to_additive_mask",

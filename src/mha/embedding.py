@@ -31,7 +31,8 @@ class Embeddings(nn.Module):
         self.lut = nn.Embedding(vocab_size, d_model)  # weight: (vocab_size, d_model)
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
-        if not isinstance(ids, torch.Tensor) or ids.is_floating_point() or ids.is_complex():
+        if (not isinstance(ids, torch.Tensor) or ids.dtype == torch.bool
+                or ids.is_floating_point() or ids.is_complex()):
             got = ids.dtype if isinstance(ids, torch.Tensor) else type(ids).__name__
             raise TypeError(f"ids must be an integer tensor, got {got}")
         if ids.numel() and (ids.min() < 0 or ids.max() >= self.vocab_size):
@@ -39,7 +40,7 @@ class Embeddings(nn.Module):
                 f"ids must lie in [0, {self.vocab_size}), got values from "
                 f"{ids.min().item()} to {ids.max().item()}"
             )
-        return self.lut(ids) * math.sqrt(self.d_model)  # (batch, seq_len, d_model)
+        return self.lut(ids.long()) * math.sqrt(self.d_model)  # (batch, seq_len, d_model)
 
 
 def sinusoids(max_length: int, d_model: int) -> torch.Tensor:

@@ -51,7 +51,9 @@ def from_torch(torch_layer: nn.MultiheadAttention) -> MultiHeadAttention:
     """A :class:`MultiHeadAttention` computing exactly what ``torch_layer`` computes.
 
     Only layers with one packed input projection, biases, and no ``bias_k`` /
-    ``add_zero_attn`` extras can be represented.
+    ``add_zero_attn`` extras can be represented. The returned layer always
+    takes batch-first input ``(batch, seq_len, d_model)``, whatever
+    ``torch_layer.batch_first`` is.
     """
     if not isinstance(torch_layer, nn.MultiheadAttention):
         raise TypeError(

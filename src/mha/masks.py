@@ -121,9 +121,10 @@ def to_sdpa_mask(mask: torch.Tensor) -> torch.Tensor:
 
     Same convention as ours, so only the dtype changes; the shape is kept.
     """
-    if mask.dtype == torch.bool:
-        return mask
-    return check_mask(mask, _broadcast_target(mask))
+    if not isinstance(mask, torch.Tensor):
+        raise TypeError(f"mask must be a torch.Tensor, got {type(mask).__name__}")
+    full = (1, 1, *mask.shape) if mask.dim() == 2 else tuple(mask.shape)
+    return check_mask(mask, full)
 
 
 def to_additive_mask(mask: torch.Tensor, dtype: torch.dtype = torch.float32) -> torch.Tensor:
@@ -168,8 +169,3 @@ def to_key_padding_mask(mask: torch.Tensor) -> torch.Tensor:
             f"got shape {tuple(mask.shape)}"
         )
     return ~check_mask(mask, (1, 1, *mask.shape))  # (batch, k_len)
-
-
-def _broadcast_target(mask: torch.Tensor) -> tuple[int, int, int, int]:
-    full = (1, 1, *mask.shape) if mask.dim() == 2 else tuple(mask.shape)
-    return full if len(full) == 4 else (1, 1, 1, 1)

@@ -109,9 +109,11 @@ class Vocab:
             ids = ids.tolist()
         tokens = []
         for i in ids:
-            if not 0 <= int(i) < len(self):
+            if isinstance(i, bool) or not isinstance(i, int):
+                raise TypeError(f"ids must be integers, got {type(i).__name__} {i!r}")
+            if not 0 <= i < len(self):
                 raise ValueError(f"ids must lie in [0, {len(self)}), got {i}")
-            tokens.append(self.itos[int(i)])
+            tokens.append(self.itos[i])
         return tokens
 
     def encode_batch(

@@ -1,0 +1,166 @@
+"""Fixtures for the browser tests: the built site served on 127.0.0.1 and a
+headless Chromium (Debian's, driven by Playwright) that may reach nothing else."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+# Overridable so a partial build (another toc, another output folder) can be checked too.
+SITE = Path(os.environ.get("BOOK_SITE", ROOT / "_build" / "html"))
+TOC = Path(os.environ.get("BOOK_TOC", ROOT / "_toc.yml"))
+SCREENSHOTS = SITE.parent / "screenshots"
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",  # CI runs as root
+    "--disable-gpu",
+    "--disable-background-networking",  # no calls home on a closed network
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+# Console messages that are not the book's fault, each with its cause. Errors
+# and warnings not listed here fail the page.
+CONSOLE_ALLOWED = {
+    # The widget manager bundle (embed-amd.js) compiles its JSON schemas with
+    # ajv in strict mode, which warns about one union type in its own schema.
+    "strict mode: use allowUnionTypes to allow union type keyword": "ajv in embed-amd.js",
+}
+
+
+def toc_pages() -> list[str]:
+    """Every page of _toc.yml, in order, as paths relative to the site root."""
+    toc = yaml.safe_load(TOC.read_text())
+    pages = [toc["root"]]
+
+    def walk(entries):
+        for entry in entries:
+            if "file" in entry:
+                pages.append(entry["file"])
+            walk(entry.get("sections", []))
+            walk(entry.get("chapters", []))
+
+    walk(toc.get("parts", []))
+    walk(toc.get("chapters", []))
+    return [f"{page}.html" for page in pages]
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="session")
+def site_url():
+    if not (SITE / "index.html").exists():
+        pytest.fail("the site is not built: run `make book` first")
+    handler = functools.partial(_QuietHandler, directory=str(SITE))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} not found: install Debian's chromium or set CHROMIUM")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@dataclass
+class PageLog:
+    """Everything a page did that a reader should never see."""
+
+    external: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    console: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def problems(self) -> list[str]:
+        return (
+            [f"request to another host: {u}" for u in self.external]
+            + [f"failed request: {u}" for u in self.failed]
+            + [f"console: {m}" for m in self.console]
+            + [f"uncaught error: {e}" for e in self.errors]
+        )
+
+
+@pytest.fixture
+def open_page(browser, site_url):
+    """open_page(path) -> (page, log): the page loaded, with all traffic and messages logged."""
+    contexts = []
+
+    def _open(path: str, width: int = 1280, height: int = 900):
+        context = browser.new_context(viewport={"width": width, "height": height})
+        contexts.append(context)
+        log = PageLog()
+
+        def route(route):
+            url = route.request.url
+            if url.startswith(site_url) or urlsplit(url).scheme in ("data", "blob"):
+                route.continue_()
+            else:
+                log.external.append(url)
+                route.abort()
+
+        context.route("**/*", route)
+        page = context.new_page()
+        page.on("pageerror", lambda error: log.errors.append(str(error)))
+        page.on("console", lambda msg: _log_console(log, msg))
+        page.on(
+            "requestfailed",
+            lambda req: req.url in log.external or log.failed.append(f"{req.url} {req.failure}"),
+        )
+        page.on(
+            "response",
+            lambda resp: resp.status >= 400 and log.failed.append(f"{resp.url} HTTP {resp.status}"),
+        )
+        page.goto(site_url + path, wait_until="networkidle")
+        return page, log
+
+    yield _open
+    for context in contexts:
+        context.close()
+
+
+def _log_console(log: PageLog, msg) -> None:
+    if msg.type not in ("error", "warning"):
+        return
+    if any(pattern in msg.text for pattern in CONSOLE_ALLOWED):
+        return
+    log.console.append(f"[{msg.type}] {msg.text}")
+
+
+def pytest_generate_tests(metafunc):
+    """A test asking for ``page_path`` runs once for every page of the book."""
+    if "page_path" in metafunc.fixturenames:
+        metafunc.parametrize("page_path", toc_pages())
+
+
+@pytest.fixture
+def screenshot_path():
+    """screenshot_path(page_path) -> where that page's screenshot is saved for review."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    return lambda page_path: SCREENSHOTS / page_path.replace("/", "_").replace(".html", ".png")
+
+
+@pytest.fixture
+def site_dir():
+    return SITE

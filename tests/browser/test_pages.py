@@ -1,0 +1,55 @@
+"""Every page of the book, opened in a real browser with the network cut off."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+WIDGET_VIEW = 'script[type="application/vnd.jupyter.widget-view+json"]'
+
+
+def wait_for_widgets(page, timeout_ms: int = 15_000) -> None:
+    """Wait until the widget manager has rendered every embedded widget view."""
+    page.wait_for_function(
+        """(selector) => [...document.querySelectorAll(selector)].every(
+               s => s.parentElement.querySelector('.widget-subarea > *'))""",
+        arg=WIDGET_VIEW,
+        timeout=timeout_ms,
+    )
+
+
+def wait_for_math(page, timeout_ms: int = 15_000) -> None:
+    """Wait until MathJax has typeset every math element of the page."""
+    page.wait_for_function(
+        """() => [...document.querySelectorAll('.math')].every(
+               m => m.querySelector('mjx-container'))""",
+        timeout=timeout_ms,
+    )
+
+
+def test_page_renders_offline(open_page, screenshot_path, page_path):
+    page, log = open_page(page_path)
+    n_views = page.locator(WIDGET_VIEW).count()
+    if n_views:
+        wait_for_widgets(page)
+    wait_for_math(page)
+    # Lazy images load when scrolled to; scroll through the page first.
+    page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    page.wait_for_load_state("networkidle")
+    broken = page.evaluate(
+        """() => [...document.images]
+               .filter(img => !(img.complete && img.naturalWidth > 0))
+               .map(img => img.src.slice(0, 120))"""
+    )
+    error_views = page.locator(".jupyter-widgets .widget-error")
+    page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(path=screenshot_path(page_path), full_page=True)
+    assert log.problems() == [], "\n".join(log.problems())
+    assert broken == [], f"broken images: {broken}"
+    assert error_views.count() == 0, "a widget failed to render"
+    assert page.title(), "page has no title"
+
+
+def test_page_was_built(site_dir, page_path):
+    assert (site_dir / page_path).is_file(), f"{page_path} is in _toc.yml but was not built"

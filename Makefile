@@ -7,15 +7,18 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 export PATH := $(abspath $(BIN)):$(PATH)
 export MPLBACKEND := Agg
+# The book and its validation show the static explorers (precomputed frames
+# that work without a kernel); `make lab` leaves this unset: live explorers.
+STATIC := MHA_EXPLORER=static
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
 # The chapters, in the order of _toc.yml.
-NOTEBOOKS := $(shell sed -n 's/^ *- file: \(book\/[0-9].*\)$$/\1.ipynb/p' _toc.yml)
+NOTEBOOKS := $(foreach f,$(shell sed -n 's/^ *- file: //p' _toc.yml),$(wildcard $(f).ipynb))
 CHROMIUM  ?= /usr/bin/chromium
 HOST      ?= 127.0.0.1
 PORT      ?= 8000
 
-.PHONY: help book test lint unit nbval browser lab serve bench lock clean
+.PHONY: help book test lint unit nbval browser lab serve bench lock weights clean
 
 help:
 	@echo "make book    build the site into _build/html (strict)"
@@ -41,7 +44,7 @@ cache-check:
 	  rm -rf _build/.jupyter_cache; echo "$$key" > $(CACHE_KEY); fi
 
 book: $(STAMP) cache-check
-	$(BIN)/jupyter-book build . -W -n --keep-going
+	$(STATIC) $(BIN)/jupyter-book build . -W -n --keep-going
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks book
@@ -50,7 +53,7 @@ unit: $(STAMP)
 	$(BIN)/python -m pytest -q -p no:nbval -m "not browser"
 
 nbval: $(STAMP)
-	$(BIN)/python -m pytest -q --nbval --nbval-current-env $(NOTEBOOKS)
+	$(STATIC) $(BIN)/python -m pytest -q --nbval --nbval-current-env $(NOTEBOOKS)
 
 browser: $(STAMP)
 	@test -x $(CHROMIUM) || { echo "$(CHROMIUM) not found: install Debian's chromium (apt-get install chromium), or set CHROMIUM=/path/to/chromium"; exit 1; }
@@ -70,6 +73,11 @@ serve:
 lock: $(STAMP)
 	{ echo "# Every package of the set-up, pinned; made by 'make lock' from the current .venv."; \
 	  $(BIN)/python -m pip freeze --exclude-editable | sed 's/^torch==\(.*\)+cpu$$/torch==\1/'; } > constraints.txt
+
+# Retrain the previous-word models the explorer shows and save their weights
+# (src/mha/data/previous_word.pt); tests/test_training.py checks they match.
+weights: $(STAMP)
+	$(BIN)/python -c "from mha.training import save_trained; save_trained()"
 
 clean:
 	rm -rf _build

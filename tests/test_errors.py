@@ -202,3 +202,11 @@ def test_tokenize_empty_or_whitespace(text):
     with pytest.raises(ValueError, match=r"text must contain at least one word .*got " +
                        re.escape(repr(text))):
         mha.tokenize(text)
+
+
+@pytest.mark.parametrize("dtype", [torch.bool, torch.int64, torch.float32])
+def test_a_mask_that_blocks_everything_is_refused(dtype):
+    """All zeros is also what an all-allowed *additive* PyTorch mask looks like."""
+    scores = torch.randn(1, 2, 3, 3)
+    with pytest.raises(ValueError, match=r"mask blocks every key.*all 9 entries.*mask == 0"):
+        mha.attention_probs(scores, torch.zeros(3, 3, dtype=dtype))

@@ -17,6 +17,7 @@ from mha.attention import (
 from mha.display import show_source
 from mha.embedding import Embeddings, PositionalEncoding, sinusoids
 from mha.example import SENTENCES, RunningExample, running_example
+from mha.explorer import attention_explorer
 from mha.interop import from_torch, packed_in_proj, to_torch
 from mha.masks import (
     causal_mask,
@@ -44,6 +45,7 @@ __all__ = [
     "PositionalEncoding",
     "RunningExample",
     "Vocab",
+    "attention_explorer",
     "attention_probs",
     "causal_mask",
     "check_mask",

@@ -13,6 +13,12 @@ from mha._checks import check_positive_int
 class Embeddings(nn.Module):
     """A learned lookup table, scaled by √d_model.
 
+    The table starts small, each entry drawn from N(0, 1/d_model), so that
+    after the √d_model scale an embedding has entries of size about 1 — the
+    same size as the positional code added to it next. (``nn.Embedding`` alone
+    starts at N(0, 1), which the scale would blow up to √d_model and drown
+    the position signal.)
+
     Args:
         vocab_size: number of rows of the table (ids ``0 … vocab_size-1``).
         d_model: length of each embedding vector.
@@ -29,6 +35,7 @@ class Embeddings(nn.Module):
         self.vocab_size = vocab_size
         self.d_model = d_model
         self.lut = nn.Embedding(vocab_size, d_model)  # weight: (vocab_size, d_model)
+        nn.init.normal_(self.lut.weight, mean=0.0, std=d_model**-0.5)
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         if (not isinstance(ids, torch.Tensor) or ids.dtype == torch.bool

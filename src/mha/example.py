@@ -37,10 +37,10 @@ class RunningExample:
         tokens: their tokens, one list per sentence.
         vocab: the vocabulary built from the sentences.
         ids: token ids, LongTensor ``(3, 6)``.
-        embed: the :class:`~mha.Embeddings` table.
-        position: the :class:`~mha.PositionalEncoding`.
+        embed: the :class:`~mha.embedding.Embeddings` table.
+        position: the :class:`~mha.embedding.PositionalEncoding`.
         X: embedded and position-encoded input, ``(3, 6, 8)``.
-        attention: the seeded :class:`~mha.MultiHeadAttention` (eval mode).
+        attention: the seeded :class:`~mha.attention.MultiHeadAttention` (eval mode).
     """
 
     sentences: tuple[str, ...]

@@ -1,4 +1,4 @@
-"""Moving weights between :class:`mha.MultiHeadAttention` and PyTorch's layer.
+"""Moving weights between :class:`~mha.attention.MultiHeadAttention` and PyTorch's layer.
 
 ``nn.MultiheadAttention`` keeps the three input projections in one packed
 matrix: ``in_proj_weight`` is ``Wq``, ``Wk`` and ``Wv`` stacked row-wise,
@@ -24,8 +24,8 @@ def packed_in_proj(layer: MultiHeadAttention) -> tuple[torch.Tensor, torch.Tenso
 def to_torch(layer: MultiHeadAttention, batch_first: bool = True) -> nn.MultiheadAttention:
     """A ``nn.MultiheadAttention`` computing exactly what ``layer`` computes.
 
-    The copy has the same dropout probability, dtype, device and
-    training/eval mode as ``layer``.
+    The copy has the same dropout probability, dtype, device, training/eval
+    mode and ``requires_grad`` setting as ``layer``.
     """
     if not isinstance(layer, MultiHeadAttention):
         raise TypeError(f"layer must be a mha.MultiHeadAttention, got {type(layer).__name__}")
@@ -44,11 +44,12 @@ def to_torch(layer: MultiHeadAttention, batch_first: bool = True) -> nn.Multihea
         torch_layer.in_proj_bias.copy_(in_bias)
         torch_layer.out_proj.weight.copy_(layer.Wo.weight)
         torch_layer.out_proj.bias.copy_(layer.Wo.bias)
+    torch_layer.requires_grad_(weight.requires_grad)
     return torch_layer.train(layer.training)
 
 
 def from_torch(torch_layer: nn.MultiheadAttention) -> MultiHeadAttention:
-    """A :class:`MultiHeadAttention` computing exactly what ``torch_layer`` computes.
+    """A :class:`~mha.attention.MultiHeadAttention` computing exactly what ``torch_layer`` computes.
 
     Only layers with one packed input projection, biases, and no ``bias_k`` /
     ``add_zero_attn`` extras can be represented. The returned layer always
@@ -80,4 +81,5 @@ def from_torch(torch_layer: nn.MultiheadAttention) -> MultiHeadAttention:
                              (layer.Wo, torch_layer.out_proj.weight, torch_layer.out_proj.bias)):
             linear.weight.copy_(w)
             linear.bias.copy_(b)
+    layer.requires_grad_(torch_layer.in_proj_weight.requires_grad)
     return layer.train(torch_layer.training)

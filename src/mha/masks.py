@@ -81,7 +81,9 @@ def check_mask(mask: torch.Tensor, shape: tuple[int, int, int, int]) -> torch.Te
 
     Accepted: bool, integer or floating tensors holding only 0 and 1, either
     2-D ``(q_len, k_len)`` or 4-D and broadcastable to ``shape`` =
-    ``(batch, n_heads, q_len, k_len)``.
+    ``(batch, n_heads, q_len, k_len)``, allowing at least one entry. A 2-D
+    mask is always read as ``(q_len, k_len)``: a ``(batch, k_len)`` padding
+    mask must be given as ``(batch, 1, 1, k_len)`` (see :func:`padding_mask`).
     """
     if not isinstance(mask, torch.Tensor):
         raise TypeError(f"mask must be a torch.Tensor or None, got {type(mask).__name__}")
@@ -102,8 +104,6 @@ def check_mask(mask: torch.Tensor, shape: tuple[int, int, int, int]) -> torch.Te
             f"mask of shape {tuple(mask.shape)} does not broadcast to "
             f"(batch, n_heads, q_len, k_len) = {tuple(shape)}"
         )
-    if mask.dtype == torch.bool:
-        return mask
     if mask.is_complex():
         raise TypeError(f"mask must be bool, integer or float, got dtype {mask.dtype}")
     if not ((mask == 0) | (mask == 1)).all():
@@ -113,7 +113,14 @@ def check_mask(mask: torch.Tensor, shape: tuple[int, int, int, int]) -> torch.Te
             f"got the value {odd} (dtype {mask.dtype}). An additive mask of 0 and -inf "
             "is PyTorch's convention; convert it with `mask == 0`."
         )
-    return mask != 0
+    allowed = mask if mask.dtype == torch.bool else mask != 0
+    if not allowed.any():
+        raise ValueError(
+            f"mask blocks every key for every query (all {mask.numel()} entries are 0/False), "
+            "so nothing could be attended to. If it is an additive mask in PyTorch's "
+            "convention (0 = allowed), convert it with `mask == 0`."
+        )
+    return allowed
 
 
 def to_sdpa_mask(mask: torch.Tensor) -> torch.Tensor:

@@ -148,10 +148,22 @@ def _log_console(log: PageLog, msg) -> None:
     log.console.append(f"[{msg.type}] {msg.text}")
 
 
+def explorer_pages() -> list[str]:
+    """The pages whose notebook builds an attention explorer."""
+    return [
+        page for page in toc_pages()
+        if (ROOT / page.replace(".html", ".ipynb")).exists()
+        and "attention_explorer(" in (ROOT / page.replace(".html", ".ipynb")).read_text()
+    ]
+
+
 def pytest_generate_tests(metafunc):
-    """A test asking for ``page_path`` runs once for every page of the book."""
+    """``page_path``: once for every page of the book; ``explorer_page_path``:
+    once for every page with an explorer."""
     if "page_path" in metafunc.fixturenames:
         metafunc.parametrize("page_path", toc_pages())
+    if "explorer_page_path" in metafunc.fixturenames:
+        metafunc.parametrize("explorer_page_path", explorer_pages())
 
 
 @pytest.fixture

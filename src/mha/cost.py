@@ -1,0 +1,238 @@
+"""What attention costs: sizes, operation counts, timings and memory.
+
+Counting (exact, deterministic):
+
+- :func:`attention_matrix_bytes`: bytes of one ``(batch, n_heads, q_len, k_len)``
+  tensor, the scores or the probabilities;
+- :func:`activation_bytes`: bytes of one ``(batch, seq_len, d_model)`` tensor;
+- :func:`flops`: floating-point operations of one forward pass, per sequence.
+
+Measuring:
+
+- :func:`time_forward` and :func:`time_interleaved`: median wall-clock times,
+  robust to a busy machine (several runs, implementations interleaved);
+- :func:`profile_forward`: the ATen operators one call runs and the memory it
+  allocates, from :mod:`torch.profiler` (deterministic: sizes, not timings).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+
+import torch
+
+from mha._checks import check_positive_int
+
+
+def _check_dtype(dtype: object) -> torch.dtype:
+    if not isinstance(dtype, torch.dtype):
+        raise TypeError(f"dtype must be a torch.dtype such as torch.float32, got "
+                        f"{type(dtype).__name__} {dtype!r}")
+    return dtype
+
+
+def _element_size(dtype: torch.dtype) -> int:
+    return torch.empty((), dtype=_check_dtype(dtype)).element_size()
+
+
+def attention_matrix_bytes(
+    batch: int, n_heads: int, q_len: int, k_len: int, dtype: torch.dtype = torch.float32
+) -> int:
+    """Bytes of one attention matrix, ``(batch, n_heads, q_len, k_len)`` of ``dtype``.
+
+    That is the size of the scores and, again, of the probabilities: one entry
+    per query, key, head and sequence. It grows with ``q_len * k_len``, so for
+    self-attention (``q_len = k_len = L``) with ``L²``.
+    """
+    for name, value in (("batch", batch), ("n_heads", n_heads), ("q_len", q_len),
+                        ("k_len", k_len)):
+        check_positive_int(name, value)
+    return batch * n_heads * q_len * k_len * _element_size(dtype)
+
+
+def activation_bytes(
+    batch: int, seq_len: int, d_model: int, dtype: torch.dtype = torch.float32
+) -> int:
+    """Bytes of one ``(batch, seq_len, d_model)`` tensor of ``dtype`` (an input,
+    ``Q``, ``K``, ``V`` or the output): it grows linearly with ``seq_len``."""
+    for name, value in (("batch", batch), ("seq_len", seq_len), ("d_model", d_model)):
+        check_positive_int(name, value)
+    return batch * seq_len * d_model * _element_size(dtype)
+
+
+def flops(q_len: int, d_model: int, k_len: int | None = None) -> dict[str, int]:
+    """Floating-point operations of one multi-head attention forward, per sequence.
+
+    A matrix product ``(m, n) @ (n, p)`` counts ``2·m·n·p`` (one multiply and
+    one add per term). Biases, the ``1/√d_key`` scaling and the softmax are
+    left out: they cost ``O(L·d_model)`` and ``O(n_heads·L²)``, far less than
+    the products. The number of heads does not appear: ``n_heads`` products
+    of width ``d_key = d_model / n_heads`` cost as much as one of width
+    ``d_model``.
+
+    Args:
+        q_len: number of queries.
+        d_model: feature size.
+        k_len: number of keys and values; ``None`` means ``q_len``
+            (self-attention).
+
+    Returns:
+        ``{"projections", "scores", "weighting"}``:
+
+        - projections: ``Wq``, ``Wo`` on ``q_len`` rows and ``Wk``, ``Wv`` on
+          ``k_len`` rows, ``2·(2·q_len + 2·k_len)·d_model²``
+          (``8·L·d_model²`` for self-attention);
+        - scores: ``Q Kᵀ``, ``2·q_len·k_len·d_model``;
+        - weighting: ``probs @ V``, ``2·q_len·k_len·d_model``.
+    """
+    check_positive_int("q_len", q_len)
+    check_positive_int("d_model", d_model)
+    if k_len is None:
+        k_len = q_len
+    check_positive_int("k_len", k_len)
+    return {
+        "projections": 2 * (2 * q_len + 2 * k_len) * d_model * d_model,
+        "scores": 2 * q_len * k_len * d_model,
+        "weighting": 2 * q_len * k_len * d_model,
+    }
+
+
+def _check_callable(name: str, fn: object) -> None:
+    if not callable(fn):
+        raise TypeError(f"{name} must be a callable taking no arguments, "
+                        f"got {type(fn).__name__}")
+
+
+def time_interleaved(
+    fns: Mapping[str, Callable[[], object]], repeats: int = 5, warmup: int = 1
+) -> dict[str, float]:
+    """Median wall-clock seconds of each of several no-argument callables.
+
+    The callables take turns: every round calls each one once, and the order
+    rotates from round to round. A background hiccup then slows all of them
+    alike, and no one always runs first (cold) or last. Wrap the call in
+    ``torch.inference_mode()`` (and put the modules in ``eval()``) to time
+    inference.
+
+    Args:
+        fns: ``{name: fn}``; each ``fn()`` runs one forward pass.
+        repeats: timed rounds (the median of ``repeats`` runs is returned).
+        warmup: untimed rounds first (allocations, lazy initialisation).
+
+    Returns:
+        ``{name: median seconds}``, in the order of ``fns``.
+    """
+    if not isinstance(fns, Mapping) or not fns:
+        raise TypeError(f"fns must be a non-empty mapping {{name: callable}}, "
+                        f"got {type(fns).__name__} {fns!r}"[:200])
+    for name, fn in fns.items():
+        _check_callable(f"fns[{name!r}]", fn)
+    check_positive_int("repeats", repeats)
+    if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
+        raise ValueError(f"warmup must be an int >= 0, got {warmup!r}")
+    names = list(fns)
+    for _ in range(warmup):
+        for name in names:
+            fns[name]()
+    times: dict[str, list[float]] = {name: [] for name in names}
+    for round_ in range(repeats):
+        shift = round_ % len(names)
+        for name in names[shift:] + names[:shift]:
+            start = time.perf_counter()
+            fns[name]()
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(times[name]) for name in names}
+
+
+def time_forward(fn: Callable[[], object], repeats: int = 5, warmup: int = 1) -> float:
+    """Median wall-clock seconds of ``fn()`` over ``repeats`` runs, after
+    ``warmup`` untimed runs."""
+    _check_callable("fn", fn)
+    return time_interleaved({"fn": fn}, repeats=repeats, warmup=warmup)["fn"]
+
+
+@dataclass(frozen=True)
+class ForwardProfile:
+    """What one call ran and allocated, as seen by :func:`profile_forward`.
+
+    Attributes:
+        ops: names of the ATen operators called, outer before inner, in call
+            order (e.g. ``"aten::bmm"``, ``"aten::_softmax"``).
+        peak_bytes: the most memory held at once by tensors allocated during
+            the call (what existed before the call is not counted; what the
+            call returns is).
+        largest_bytes: the largest single allocation.
+        flops: floating-point operations of the matrix products, as the
+            profiler counts them (``2·m·n·p`` per product, like :func:`flops`);
+            operators it has no formula for, such as a fused attention
+            kernel, count 0.
+    """
+
+    ops: tuple[str, ...]
+    peak_bytes: int
+    largest_bytes: int
+    flops: int
+
+
+@contextlib.contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """Silence file descriptor 2 (the profiler's C++ start/stop lines)."""
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError):  # no real stderr: nothing to silence
+        yield
+        return
+    try:
+        with open(os.devnull, "w") as devnull:
+            os.dup2(devnull.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def _walk(node) -> Iterator:
+    yield node
+    for child in node.children:
+        yield from _walk(child)
+
+
+def profile_forward(fn: Callable[[], object]) -> ForwardProfile:
+    """Run ``fn()`` once under :mod:`torch.profiler`: its operators, memory and FLOPs.
+
+    The sizes are deterministic: the call runs on one thread, so scratch
+    buffers that some kernels allocate per thread do not depend on the
+    machine. Only CPU memory allocated through PyTorch is seen.
+    """
+    _check_callable("fn", fn)
+    from torch._C._profiler import _EventType
+    from torch.profiler import ProfilerActivity, profile
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        with _quiet_stderr(), profile(activities=[ProfilerActivity.CPU],
+                                      profile_memory=True, with_flops=True) as prof:
+            fn()
+    finally:
+        torch.set_num_threads(threads)
+    nodes = [n for root in prof.profiler.kineto_results.experimental_event_tree()
+             for n in _walk(root)]
+    nodes.sort(key=lambda n: n.start_time_ns)
+    ops = tuple(n.name for n in nodes if n.tag == _EventType.TorchOp)
+    held = peak = largest = 0
+    for n in nodes:
+        if n.tag == _EventType.Allocation:
+            size = n.extra_fields.alloc_size  # > 0 allocated, < 0 freed
+            held += size
+            peak = max(peak, held)
+            largest = max(largest, size)
+    total_flops = sum(int(event.flops or 0) for event in prof.events())
+    return ForwardProfile(ops=ops, peak_bytes=peak, largest_bytes=largest, flops=total_flops)

@@ -1,0 +1,187 @@
+"""A toy task whose right attention pattern is known: copy the previous word.
+
+The model is the book's pipeline with a readout on top: embeddings →
+positional encoding → :class:`~mha.attention.MultiHeadAttention` (self-attention) →
+a linear layer giving, at every position, scores over the vocabulary. Its
+target at position ``i`` is the word at position ``i - 1`` (position 0 has
+no target). The only way to solve it is for the attention of position ``i``
+to land on position ``i - 1``: a line just below the diagonal of every map.
+
+Training is seeded and runs on one CPU thread, so it gives the same numbers
+on every run: a few seconds for the default settings.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from mha.attention import MultiHeadAttention
+from mha.embedding import Embeddings, PositionalEncoding
+from mha.example import D_MODEL, MAX_LENGTH, SENTENCES
+from mha.text import Vocab
+
+IGNORE = -100  # target value that cross_entropy skips (position 0 has no previous word)
+TRAIN_LENGTHS = (2, 8)  # sentences of 2 to 8 words; the running example has 6
+HEAD_COUNTS = (1, 2, 4, 8)  # the divisors of d_model = 8
+WEIGHTS_FILE = Path(__file__).parent / "data" / "previous_word.pt"
+
+
+class PreviousWordModel(nn.Module):
+    """Embeddings, positional encoding, one attention layer and a readout.
+
+    Shape:
+        - ids: ``(batch, seq_len)``; mask (optional): as for
+          :class:`~mha.attention.MultiHeadAttention`.
+        - returns ``logits (batch, seq_len, vocab_size)`` and
+          ``attn_probs (batch, n_heads, seq_len, seq_len)``.
+    """
+
+    def __init__(self, vocab_size: int, d_model: int = D_MODEL, n_heads: int = 4,
+                 max_length: int = MAX_LENGTH):
+        super().__init__()
+        self.embed = Embeddings(vocab_size, d_model)
+        self.position = PositionalEncoding(d_model, dropout=0.0, max_length=max_length)
+        self.attention = MultiHeadAttention(d_model, n_heads, dropout=0.0)
+        self.readout = nn.Linear(d_model, vocab_size)
+
+    def forward(self, ids: torch.Tensor, mask: torch.Tensor | None = None):
+        x = self.position(self.embed(ids))  # (batch, seq_len, d_model)
+        out, attn_probs = self.attention(x, x, x, mask)  # (batch, seq_len, d_model)
+        return self.readout(out), attn_probs  # (batch, seq_len, vocab_size)
+
+
+def previous_word_batch(
+    generator: torch.Generator, batch_size: int, length: int, first_id: int, vocab_size: int
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Random word ids ``(batch_size, length)`` from ``[first_id, vocab_size)`` and
+    their targets: each position's previous id, ``IGNORE`` at position 0."""
+    ids = torch.randint(first_id, vocab_size, (batch_size, length), generator=generator)
+    targets = torch.full_like(ids, IGNORE)  # (batch_size, length)
+    targets[:, 1:] = ids[:, :-1]
+    return ids, targets
+
+
+@contextlib.contextmanager
+def _one_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
+@dataclass
+class TrainingRun:
+    """A trained model and how it got there.
+
+    Attributes:
+        model: the trained :class:`PreviousWordModel`, in eval mode, gradients off.
+        vocab: the vocabulary of the running example (its words are what is copied).
+        losses: the training loss after every step.
+        accuracy: :func:`previous_word_accuracy` of the trained model.
+    """
+
+    model: PreviousWordModel
+    vocab: Vocab
+    losses: list[float]
+    accuracy: float
+
+
+@functools.cache
+def train_previous_word(
+    n_heads: int = 4, steps: int = 600, batch_size: int = 128, lr: float = 0.03, seed: int = 0
+) -> TrainingRun:
+    """Train a :class:`PreviousWordModel` on random sentences of the running
+    example's words, each batch of one random length in ``TRAIN_LENGTHS``.
+
+    Deterministic: seeded, one CPU thread. Cached: the same arguments
+    return the same :class:`TrainingRun` (and model) for the rest of the session.
+    """
+    vocab = Vocab.from_corpus(SENTENCES)
+    first_word = vocab.unk_id + 1  # sample real words only: no <pad>, no <unk>
+    with _one_thread(), torch.enable_grad():
+        torch.manual_seed(seed)
+        model = PreviousWordModel(len(vocab), D_MODEL, n_heads)
+        generator = torch.Generator().manual_seed(seed + 1)
+        optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+        schedule = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=lr, total_steps=steps)
+        losses = []
+        for _ in range(steps):
+            length = int(torch.randint(TRAIN_LENGTHS[0], TRAIN_LENGTHS[1] + 1, (1,),
+                                       generator=generator))
+            ids, targets = previous_word_batch(
+                generator, batch_size, length, first_word, len(vocab)
+            )
+            logits, _ = model(ids)  # (batch, length, vocab)
+            loss = F.cross_entropy(logits.flatten(0, 1), targets.flatten(), ignore_index=IGNORE)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            schedule.step()
+            losses.append(loss.item())
+        model.eval().requires_grad_(False)
+    return TrainingRun(model, vocab, losses, previous_word_accuracy(model))
+
+
+def previous_word_accuracy(model: PreviousWordModel, n_sentences: int = 1000,
+                           seed: int = 1234) -> float:
+    """Share of positions 1 to 5 whose previous word ``model`` predicts right,
+    on ``n_sentences`` fresh random sentences of six words (seeded)."""
+    vocab = Vocab.from_corpus(SENTENCES)
+    generator = torch.Generator().manual_seed(seed)
+    ids, targets = previous_word_batch(generator, n_sentences, 6, vocab.unk_id + 1, len(vocab))
+    with torch.no_grad():
+        predicted = model(ids)[0].argmax(dim=-1)  # (n_sentences, 6)
+    return (predicted[:, 1:] == targets[:, 1:]).float().mean().item()
+
+
+def save_trained(path: Path = WEIGHTS_FILE) -> None:
+    """Train the default model for every head count and save their weights to ``path``."""
+    states = {n: train_previous_word(n).model.state_dict() for n in HEAD_COUNTS}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torch.save(states, path)
+
+
+@functools.cache
+def trained_model(n_heads: int = 4) -> PreviousWordModel:
+    """The model :func:`train_previous_word` gives with default settings, loaded
+    from the weights shipped with the package (``data/previous_word.pt``).
+
+    The file is made by :func:`save_trained` (``make weights``); a test checks
+    that training again reproduces it, so loading it is the same as training,
+    minus the wait.
+    """
+    if n_heads not in HEAD_COUNTS:
+        raise ValueError(f"n_heads must be one of {HEAD_COUNTS}, got {n_heads}")
+    states = torch.load(WEIGHTS_FILE, weights_only=True)
+    model = PreviousWordModel(len(Vocab.from_corpus(SENTENCES)), D_MODEL, n_heads)
+    model.load_state_dict(states[n_heads])
+    return model.eval().requires_grad_(False)
+
+
+def previous_word_share(attention: torch.Tensor) -> torch.Tensor:
+    """How much of each head's attention lands on the previous word.
+
+    Args:
+        attention: ``(n_heads, L, L)`` maps of one sentence.
+
+    Returns:
+        ``(n_heads,)``: the mean over queries ``i = 1 … L-1`` of
+        ``attention[h, i, i-1]``; 1 means a perfect previous-word head, and a
+        head spreading its attention evenly over L keys scores about 1/L.
+    """
+    if not isinstance(attention, torch.Tensor) or attention.dim() != 3:
+        got = tuple(attention.shape) if isinstance(attention, torch.Tensor) else type(attention)
+        raise ValueError(f"attention must have shape (n_heads, L, L), got {got}")
+    n_heads, q_len, k_len = attention.shape
+    if q_len != k_len or q_len < 2:
+        raise ValueError(f"attention must be square with L >= 2, got {tuple(attention.shape)}")
+    return attention.diagonal(offset=-1, dim1=1, dim2=2).mean(dim=-1)  # (n_heads,)

@@ -6,10 +6,10 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 export PATH := $(abspath $(BIN)):$(PATH)
-export MPLBACKEND := Agg
 # The book and its validation show the static explorers (precomputed frames
-# that work without a kernel); `make lab` leaves this unset: live explorers.
-STATIC := MHA_EXPLORER=static
+# that work without a kernel) and draw off-screen; `make lab` sets neither:
+# live explorers and Jupyter's own figure display.
+STATIC := MHA_EXPLORER=static MPLBACKEND=Agg
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
 # The chapters, in the order of _toc.yml.
@@ -18,11 +18,12 @@ CHROMIUM  ?= /usr/bin/chromium
 HOST      ?= 127.0.0.1
 PORT      ?= 8000
 
-.PHONY: help book test lint unit nbval browser lab serve bench lock weights clean
+.PHONY: help book site test lint unit nbval browser execute lab serve bench lock weights clean
 
 help:
-	@echo "make book    build the site into _build/html (strict)"
+	@echo "make book    execute the chapters and build the site into _build/html (strict)"
 	@echo "make test    everything CI checks: lint, unit tests, notebooks, build, browser"
+	@echo "make execute re-run every chapter in place, storing its outputs (after changing src/)"
 	@echo "make lab     JupyterLab on the chapters"
 	@echo "make serve   serve _build/html on http://$(HOST):$(PORT)/"
 	@echo "make bench   run the benchmarks, write benchmarks/RESULTS.md"
@@ -44,23 +45,41 @@ cache-check:
 	  rm -rf _build/.jupyter_cache; echo "$$key" > $(CACHE_KEY); fi
 
 book: $(STAMP) cache-check
-	$(STATIC) $(BIN)/jupyter-book build . -W -n --keep-going
+	$(BIN)/python scripts/book_config.py _build/_config.book.yml
+	$(STATIC) $(BIN)/jupyter-book build . --config _build/_config.book.yml -W -n --keep-going
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks book
+	$(BIN)/ruff check src tests benchmarks book scripts
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest -q -p no:nbval -m "not browser"
 
+# Every chapter re-executed, each output compared with the stored one; two
+# workers (one per core), each chapter's cells in order on one of them.
 nbval: $(STAMP)
-	$(STATIC) $(BIN)/python -m pytest -q --nbval --nbval-current-env $(NOTEBOOKS)
+	$(STATIC) $(BIN)/python -m pytest -q -p no:cacheprovider -n 2 --dist loadfile \
+	  --nbval --nbval-current-env $(NOTEBOOKS)
+
+# The site rendered from the stored outputs, without executing anything. In
+# `make test` it runs right after nbval has executed every chapter and found
+# its stored outputs (text, figure digests, explorer digests) exactly
+# reproduced, so executing them all a second time would check nothing new.
+site: $(STAMP)
+	$(BIN)/python scripts/book_config.py _build/_config.site.yml --stored-outputs
+	$(STATIC) $(BIN)/jupyter-book build . --config _build/_config.site.yml -W -n --keep-going
+
+# Re-execute every chapter in place and store its outputs and widget state
+# (do this after changing src/mha, then commit the notebooks).
+execute: $(STAMP)
+	$(STATIC) $(BIN)/jupyter nbconvert --to notebook --execute --inplace \
+	  --ExecutePreprocessor.record_timing=False --ExecutePreprocessor.timeout=600 $(NOTEBOOKS)
 
 browser: $(STAMP)
 	@test -x $(CHROMIUM) || { echo "$(CHROMIUM) not found: install Debian's chromium (apt-get install chromium), or set CHROMIUM=/path/to/chromium"; exit 1; }
-	CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest -q -m browser
+	CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest -q -p no:cacheprovider -n 2 -m browser
 
 # Cheapest first, so a mistake fails fast.
-test: lint unit nbval book browser
+test: lint unit nbval site browser
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab book/
@@ -69,6 +88,11 @@ serve:
 	@test -f _build/html/index.html || $(MAKE) book
 	@echo "Serving the book at http://$(HOST):$(PORT)/  (Ctrl-C to stop)"
 	$(BIN)/python -m http.server --bind $(HOST) --directory _build/html $(PORT)
+
+# Performance measurements (several minutes; runs `make test` too): prints a
+# markdown report and writes benchmarks/RESULTS.md.
+bench: $(STAMP)
+	$(STATIC) $(BIN)/python benchmarks/run.py
 
 lock: $(STAMP)
 	{ echo "# Every package of the set-up, pinned; made by 'make lock' from the current .venv."; \

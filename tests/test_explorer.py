@@ -172,9 +172,9 @@ def test_live_follows_every_control(live):
     live.controls["weights"].value = "trained"
     live.controls["sentence"].value = mha.SENTENCES[2]
     live.controls["mask"].value = "padding"
-    live.controls["n_pad"].value = 4
+    live.controls["n_pad"].value = 3
     live.controls["n_heads"].value = 8
-    expected = E.Settings(mha.SENTENCES[2], 8, "padding", 4, "trained")
+    expected = E.Settings(mha.SENTENCES[2], 8, "padding", 3, "trained")
     assert live.settings == expected
     assert live.view.value == E.frame_html(expected)
 

@@ -115,3 +115,15 @@ def test_accepts_tensors_that_require_grad(gen):
     attn = random_maps(1, 2, 2, gen).requires_grad_(True)
     fig = mha.display_attention(["a", "b"], ["c", "d"], attn, 1, 1, 1)
     assert len(heatmap_axes(fig)) == 1
+
+
+def test_colour_map_reads_in_greyscale():
+    """The heatmaps' colour map gets lighter steadily from 0 to 1, so the order of
+    values survives printing in greyscale (and colour-vision deficiencies)."""
+    from matplotlib import colormaps
+
+    rgb = torch.tensor(colormaps[mha.plotting.CMAP](torch.linspace(0, 1, 256).numpy())[:, :3])
+    luminance = rgb @ torch.tensor([0.2126, 0.7152, 0.0722], dtype=rgb.dtype)
+    steps = luminance[1:] - luminance[:-1]
+    assert bool((steps > 0).all())
+    assert luminance[-1] - luminance[0] > 0.7

@@ -73,9 +73,9 @@ def attention_probs(scores: torch.Tensor, mask: torch.Tensor | None = None) -> t
     check_tensor("scores", scores, 4, "(batch, n_heads, q_len, k_len)")
     if mask is None:
         return torch.softmax(scores, dim=-1)  # (batch, n_heads, q_len, k_len)
+    if isinstance(mask, torch.Tensor) and mask.device != scores.device:
+        raise ValueError(f"mask is on {mask.device} but the scores are on {scores.device}")
     allowed = check_mask(mask, tuple(scores.shape))
-    if allowed.device != scores.device:
-        raise ValueError(f"mask is on {allowed.device} but the scores are on {scores.device}")
     scores = scores.masked_fill(~allowed, float("-inf"))  # (batch, n_heads, q_len, k_len)
     probs = torch.softmax(scores, dim=-1)  # (batch, n_heads, q_len, k_len)
     return probs.masked_fill(~allowed.any(dim=-1, keepdim=True), 0.0)  # fully blocked rows → 0

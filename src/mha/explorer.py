@@ -32,13 +32,13 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from mha.example import MAX_LENGTH, SENTENCES, running_example
 from mha.masks import causal_mask, padding_mask
-from mha.plotting import display_attention
+from mha.plotting import _label_axes, digest, display_attention
 from mha.text import PAD, tokenize
 from mha.training import HEAD_COUNTS, trained_model
 
 MASKS = ("none", "causal", "padding")
 WEIGHTS = ("random", "trained")
-MAX_PAD = 5
+MAX_PAD = 3  # the padding slider: 1 to 3 trailing <pad> tokens
 GRIDS = {1: (1, 1), 2: (1, 2), 4: (2, 2), 8: (2, 4)}
 _MASK_TEXT = {"none": "no mask", "causal": "causal mask", "padding": "padding mask"}
 
@@ -121,7 +121,9 @@ class _Canvas:
     """A figure from :func:`~mha.plotting.display_attention` kept for redrawing fast.
 
     Everything but the maps themselves (labels, titles, colour bar) is drawn
-    once and kept as a background; a redraw puts the new maps on top of it.
+    once per set of token labels and kept as a background; a redraw puts the
+    new maps on top of it. Sentences of the same length whose labels need the
+    same room share one figure: only their labels are swapped.
     """
 
     def __init__(self, n_heads: int, tokens: tuple[str, ...]):
@@ -131,17 +133,36 @@ class _Canvas:
                                         annotate=False, head_size=1.9, dpi=80)
         self.canvas = FigureCanvasAgg(self.figure)
         self.images = [ax.images[0] for ax in self.figure.axes if ax.images]
+        self.labelled = [(i % n_cols == 0, i // n_cols == n_rows - 1) for i in range(n_heads)]
+        # Draw everything once without the maps and the token labels: the bare
+        # background. Labels are drawn onto a copy of it for each set of tokens.
         for image in self.images:
             image.set_visible(False)
+            _label_axes(image.axes, [], [])
         self.canvas.draw()
-        self.background = self.canvas.copy_from_bbox(self.figure.bbox)
+        self.bare = self.canvas.copy_from_bbox(self.figure.bbox)
         for image in self.images:
             image.set_visible(True)
+        self.tokens = None
 
-    def draw(self, attention: torch.Tensor):
+    def _relabel(self, tokens: tuple[str, ...]) -> None:
+        self.canvas.restore_region(self.bare)
+        for image, (left, bottom) in zip(self.images, self.labelled, strict=True):
+            axes = image.axes
+            _label_axes(axes, tokens if left else [], tokens if bottom else [])
+            if left:
+                axes.draw_artist(axes.yaxis)
+            if bottom:
+                axes.draw_artist(axes.xaxis)
+        self.background = self.canvas.copy_from_bbox(self.figure.bbox)
+        self.tokens = tokens
+
+    def draw(self, tokens: tuple[str, ...], attention: torch.Tensor):
         """The figure with ``attention (n_heads, L, L)`` drawn in, as a PIL image."""
         from PIL import Image
 
+        if tokens != self.tokens:
+            self._relabel(tokens)
         self.canvas.restore_region(self.background)
         for image, matrix in zip(self.images, attention, strict=True):
             image.set_data(matrix.numpy())
@@ -151,9 +172,10 @@ class _Canvas:
         return Image.fromarray(numpy.asarray(self.canvas.buffer_rgba())).convert("RGB")
 
 
-@functools.lru_cache(maxsize=32)
-def _canvas(n_heads: int, tokens: tuple[str, ...]) -> _Canvas:
-    return _Canvas(n_heads, tokens)
+@functools.lru_cache(maxsize=16)
+def _canvas(n_heads: int, length: int, label_room: int) -> _Canvas:
+    # Made with placeholder labels of the widest length; real labels are swapped in.
+    return _Canvas(n_heads, ("M" * label_room,) * length)
 
 
 def frame_png(settings: Settings) -> tuple[bytes, list[str]]:
@@ -162,7 +184,8 @@ def frame_png(settings: Settings) -> tuple[bytes, list[str]]:
     from PIL import Image
 
     tokens, probs = attention_maps(settings)
-    image = _canvas(settings.n_heads, tuple(tokens)).draw(probs)
+    room = max(len(t) for t in tokens)
+    image = _canvas(settings.n_heads, len(tokens), room).draw(tuple(tokens), probs)
     small = image.quantize(colors=48, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
     buffer = io.BytesIO()
     small.save(buffer, format="PNG", optimize=True)
@@ -202,7 +225,11 @@ class Explorer(widgets.VBox):
         self.links = links
 
     def __repr__(self) -> str:
-        return f"Explorer(mode={self.mode!r}, frames={self.n_frames})"
+        # The digest of every frame makes a stored notebook's text output change
+        # whenever a picture would, so nbval catches stale widget state.
+        frames = [w.value for w in _leaves(self.children[-1]) if isinstance(w, widgets.HTML)]
+        fingerprint = digest("".join(frames))
+        return f"Explorer(mode={self.mode!r}, frames={self.n_frames}, digest={fingerprint})"
 
 
 def _controls(sentences, head_counts, masks, weights, initial: Settings) -> dict:
@@ -243,6 +270,13 @@ def _arrange(controls: dict, links: list) -> list[widgets.Widget]:
         else:
             rows.append(control)
     return rows
+
+
+def _leaves(widget: widgets.Widget) -> list[widgets.Widget]:
+    """The widgets at the ends of a tree of Stacks (the frames)."""
+    if isinstance(widget, widgets.Stack):
+        return [leaf for child in widget.children for leaf in _leaves(child)]
+    return [widget]
 
 
 def _first_settings(sentences, head_counts, masks, weights) -> Settings:

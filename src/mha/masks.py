@@ -168,6 +168,8 @@ def to_key_padding_mask(mask: torch.Tensor) -> torch.Tensor:
             (as from :func:`padding_mask`) or ``(batch, k_len)`` (as
             ``Vocab.encode_batch`` returns it).
     """
+    if not isinstance(mask, torch.Tensor):
+        raise TypeError(f"mask must be a torch.Tensor, got {type(mask).__name__}")
     if mask.dim() == 4 and mask.shape[1:3] == (1, 1):
         mask = mask[:, 0, 0, :]  # (batch, k_len)
     if mask.dim() != 2:

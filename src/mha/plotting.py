@@ -9,6 +9,7 @@ readers with colour-vision deficiencies.
 
 from __future__ import annotations
 
+import hashlib
 import io
 from collections.abc import Sequence
 
@@ -20,10 +21,38 @@ CMAP = "cividis"
 
 
 class BookFigure(Figure):
-    """A matplotlib Figure that shows itself as a PNG in Jupyter without pyplot."""
+    """A matplotlib Figure that shows itself as a PNG in Jupyter without pyplot.
+
+    Its plain-text form names a digest of that PNG. A notebook stores both,
+    and nbval compares the text exactly, so a stored picture that no longer
+    matches what the code draws fails validation instead of going stale.
+    """
+
+    _png_cache: bytes | None = None
+
+    def _png(self) -> bytes:
+        # Jupyter asks for the text and the PNG of the same figure one after the
+        # other; draw it once for both (but again if it was changed in between:
+        # any change marks a figure stale, and drawing it clears that).
+        if self._png_cache is None or self.stale:
+            self._png_cache = to_png(self)
+            self.stale = False  # savefig restores colours it changed, which marks it stale
+        return self._png_cache
 
     def _repr_png_(self) -> bytes:
-        return to_png(self)
+        return self._png()
+
+    def __repr__(self) -> str:
+        width, height = (self.get_size_inches() * self.dpi).round().astype(int)
+        return (f"<Figure {width}x{height} px, {len(self.axes)} axes, "
+                f"png {digest(self._png())}>")
+
+
+def digest(data: bytes | str) -> str:
+    """A short, stable fingerprint of ``data`` (the first 12 hex digits of its SHA-256)."""
+    if isinstance(data, str):
+        data = data.encode()
+    return hashlib.sha256(data).hexdigest()[:12]
 
 
 def to_png(fig: Figure, dpi: float | None = None) -> bytes:
@@ -125,8 +154,9 @@ def display_attention(
         ax = fig.add_axes((x0 / width, y0 / height, cell_w / width, cell_h / height))
         image = ax.imshow(attention[head].numpy(), cmap=CMAP, vmin=0.0, vmax=1.0,
                           aspect="auto", interpolation="nearest")
-        _label_axes(ax, query_tokens, key_tokens)
-        ax.tick_params(labelleft=col == 0, labelbottom=row == n_rows - 1)
+        # The panels share their tokens: label the left column and the bottom
+        # row only (fewer tick objects also make the figure much faster to build).
+        _label_axes(ax, query_tokens if col == 0 else [], key_tokens if row == n_rows - 1 else [])
         ax.set_title(f"head {head}", fontsize=10)
         if annotate:
             _annotate(ax, attention[head])
@@ -866,7 +896,14 @@ def training_curve(losses: Sequence[float], title: str | None = None) -> Figure:
         raise ValueError("losses must hold at least one value, got an empty sequence")
     fig = BookFigure(figsize=(6.0, 2.8), layout="constrained")
     ax = fig.subplots()
-    ax.plot(range(1, len(losses) + 1), list(losses), color="#0b4f8a", linewidth=1.2)
+    steps = list(range(1, len(losses) + 1))
+    ax.plot(steps, list(losses), color="#9bb8d3", linewidth=0.8, label="each step")
+    window = max(1, min(25, len(losses) // 10))
+    values = torch.tensor(list(losses), dtype=torch.float64).log()
+    smooth = values.unfold(0, window, 1).mean(dim=-1).exp()  # geometric running mean
+    ax.plot(steps[window - 1:], smooth.tolist(), color="#0b4f8a", linewidth=2.0,
+            label=f"running mean of {window} steps")
+    ax.legend(fontsize=8, frameon=False)
     ax.set_yscale("log")
     ax.set_xlabel("training step")
     ax.set_ylabel("cross-entropy loss")
@@ -968,7 +1005,8 @@ def cost_counts_figure(
             (where the two FLOP curves cross), or ``None``.
 
     Returns:
-        The figure, two axes: memory (left) and FLOPs (right), each with a legend.
+        A figure with two axes, memory on the left and FLOPs on the right,
+        each with a legend.
     """
     xs = _cost_lengths(lengths)
     memory = _cost_series("memory", memory, len(xs))
@@ -1010,15 +1048,15 @@ def timing_figure(
         title: a title over the axes.
 
     Returns:
-        The figure, one axes with one line per implementation, the reference
-        line and a legend.
+        The figure, one axes with one line per implementation and the
+        reference line; the legend is below the axes (``fig.legends[0]``).
     """
     xs = _cost_lengths(lengths)
     series = _cost_series("seconds", seconds, len(xs))
     if isinstance(reference_slope, bool) or not isinstance(reference_slope, (int, float)) \
             or not reference_slope > 0:
         raise ValueError(f"reference_slope must be a positive number, got {reference_slope!r}")
-    fig = BookFigure(figsize=(7.0, 4.4), layout="constrained")
+    fig = BookFigure(figsize=(7.0, 5.0), layout="constrained")
     ax = fig.subplots()
     ms = {label: [v * 1000 for v in values] for label, values in series.items()}
     _cost_panel(ax, xs, ms, "forward time (ms, median)", title or "")
@@ -1028,5 +1066,6 @@ def timing_figure(
             label=f"$\\propto L^{{{reference_slope:g}}}$ (slope {reference_slope:g})")
     low = min(min(v) for v in ms.values())
     ax.set_ylim(bottom=low / 2)
-    ax.legend(fontsize=8, loc="upper left")
+    # Below the axes: measured lines can run anywhere inside them.
+    fig.legend(loc="outside lower center", ncols=2, fontsize=8, frameon=False)
     return fig

@@ -13,13 +13,17 @@ from collections.abc import Sequence
 
 import ipywidgets as widgets
 
+from mha.plotting import digest
+
 
 class StaticChoice(widgets.VBox):
     """A dropdown that switches between precomputed panels, with no kernel needed."""
 
     def __repr__(self) -> str:
-        dropdown = self.children[0]
-        return f"StaticChoice({dropdown.description!r}, {len(dropdown.options)} panels)"
+        dropdown, stack = self.children
+        panels = "".join(getattr(panel, "value", repr(panel)) for panel in stack.children)
+        return (f"StaticChoice({dropdown.description!r}, {len(dropdown.options)} panels, "
+                f"digest={digest(panels)})")
 
 
 def static_choice(

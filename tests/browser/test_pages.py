@@ -29,9 +29,14 @@ def wait_for_math(page, timeout_ms: int = 15_000) -> None:
 
 
 def test_page_renders_offline(open_page, screenshot_path, page_path):
+    """Everything a reader of this page gets: no request leaves the site, nothing
+    fails or logs an error, every widget, formula and image renders, and axe-core
+    (the copy bundled with axe-playwright-python, injected from disk) finds no
+    serious or critical accessibility violation."""
+    from axe_playwright_python.sync_playwright import Axe
+
     page, log = open_page(page_path)
-    n_views = page.locator(WIDGET_VIEW).count()
-    if n_views:
+    if page.locator(WIDGET_VIEW).count():
         wait_for_widgets(page)
     wait_for_math(page)
     # Lazy images load when scrolled to; scroll through the page first.
@@ -42,13 +47,26 @@ def test_page_renders_offline(open_page, screenshot_path, page_path):
                .filter(img => !(img.complete && img.naturalWidth > 0))
                .map(img => img.src.slice(0, 120))"""
     )
+    without_alt = page.evaluate(
+        """() => [...document.images]
+               .filter(img => !(img.getAttribute('alt') || '').trim())
+               .map(img => img.src.slice(0, 120))"""
+    )
     error_views = page.locator(".jupyter-widgets .widget-error")
     page.evaluate("window.scrollTo(0, 0)")
     page.screenshot(path=screenshot_path(page_path), full_page=True)
     assert log.problems() == [], "\n".join(log.problems())
     assert broken == [], f"broken images: {broken}"
+    assert without_alt == [], f"images without alt text: {without_alt}"
     assert error_views.count() == 0, "a widget failed to render"
     assert page.title(), "page has no title"
+    violations = Axe().run(page).response["violations"]
+    serious = [
+        f"{v['id']} ({v['impact']}): {v['help']} — e.g. {v['nodes'][0]['html'][:160]}"
+        for v in violations
+        if v["impact"] in ("serious", "critical")
+    ]
+    assert serious == [], "\n".join(serious)
 
 
 def test_page_was_built(site_dir, page_path):

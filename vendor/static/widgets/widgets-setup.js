@@ -1,5 +1,6 @@
 // Part of the book, not vendored: it runs on pages with widgets, after
-// require.js and before the widget bundle (embed-amd.js).
+// require.js and before the widget bundle (embed-amd.js). Three fixes to how
+// the bundle behaves on a static, offline page.
 (function () {
   // 1. Each module of the bundle ("@jupyter-widgets/controls", ...) derives
   //    where its icon fonts live from the URL require.js gives that module,
@@ -32,6 +33,24 @@
     }
   }
   addHub();
+
+  // 3. The sliders' handles (role="slider") carry no accessible name, so a
+  //    screen reader announces "slider" and nothing else. Name each one after
+  //    the label shown beside it, as the widgets are rendered.
+  function nameSliders() {
+    var handles = document.querySelectorAll(".widget-slider .noUi-handle:not([aria-label])");
+    handles.forEach(function (handle) {
+      var label = handle.closest(".widget-slider").querySelector(".widget-label");
+      var text = label ? label.textContent.trim().replace(/:$/, "") : "";
+      if (text) {
+        handle.setAttribute("aria-label", text);
+      }
+    });
+  }
+  new MutationObserver(nameSliders).observe(document.documentElement, {
+    childList: true,
+    subtree: true,
+  });
   var script = document.querySelector('script[src*="tex-mml-chtml"]');
   if (script) {
     script.addEventListener("load", addHub);

@@ -1,0 +1,223 @@
+"""Run every benchmark, print one markdown report and write benchmarks/RESULTS.md.
+
+    make bench          # everything (takes several minutes: it runs `make test`)
+    python benchmarks/run.py attention explorer site   # only some sections
+
+Each figure is a median of several runs; each comparison is a ratio of two
+measurements taken side by side in the same run. Nothing here is a test: the
+targets are reported as met or missed, with the numbers.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from datetime import date
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import bench_attention  # noqa: E402
+
+PYTHON = sys.executable
+ENV = {**os.environ, "MHA_EXPLORER": "static", "MPLBACKEND": "Agg"}
+
+
+def _run(command: list[str], **kwargs) -> float:
+    """Wall time of a command, which must succeed."""
+    start = time.perf_counter()
+    subprocess.run(command, cwd=ROOT, env=ENV, check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, **kwargs)
+    return time.perf_counter() - start
+
+
+def notebooks() -> list[str]:
+    import yaml
+
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = [entry["file"] for part in toc["parts"] for entry in part["chapters"]]
+    return [f"{f}.ipynb" for f in files if (ROOT / f"{f}.ipynb").exists()]
+
+
+def section_attention() -> str:
+    text, ok = bench_attention.table()
+    verdict = "met" if ok else "**missed**"
+    return (
+        "## Forward pass: `mha.MultiHeadAttention` vs PyTorch\n\n"
+        f"Batch {bench_attention.BATCH}, d_model {bench_attention.D_MODEL}, "
+        f"{bench_attention.N_HEADS} heads, self-attention, CPU, float32, eval mode, "
+        "`torch.inference_mode()`; medians of interleaved runs. `nn.MultiheadAttention` "
+        "returns per-head weights (`need_weights=True, average_attn_weights=False`), "
+        "like ours; `sdpa` is `F.scaled_dot_product_attention` with the same projections "
+        "and no weights.\n\n"
+        f"{text}\n\nTarget: mha ≤ 1.2 × nn.MultiheadAttention at every length — {verdict}.\n"
+    )
+
+
+def section_explorer() -> str:
+    from mha import explorer as E
+
+    live = E.live_explorer()
+    changes = []
+    for weights in E.WEIGHTS:
+        for sentence in live.controls["sentence"].options:
+            for mask in E.MASKS:
+                for n_heads in E.HEAD_COUNTS:
+                    changes += [("weights", weights), ("sentence", sentence), ("mask", mask),
+                                ("n_heads", n_heads)]
+    times = []
+    for name, value in changes:
+        control = live.controls[name]
+        if control.value == value:
+            continue
+        start = time.perf_counter()
+        control.value = value  # recompute with the layer and redraw, as a reader's click does
+        times.append(time.perf_counter() - start)
+    median = statistics.median(times) * 1000
+    worst = max(times) * 1000
+    verdict = "met" if median <= 100 else "**missed**"
+    return (
+        "## Live explorer update\n\n"
+        f"One control change in the live explorer (recompute with `MultiHeadAttention`, "
+        f"redraw with `display_attention`, encode the PNG), over {len(times)} changes "
+        "that visit every combination of weights, sentence, mask and head count, "
+        "first-time figure set-ups included.\n\n"
+        f"| median | slowest |\n|---:|---:|\n| {median:.0f} ms | {worst:.0f} ms |\n\n"
+        f"Target: median ≤ 100 ms — {verdict}.\n"
+    )
+
+
+FLOOR_CODE = "import torch, matplotlib, ipywidgets, mha"
+
+
+def _kernel_floor() -> float:
+    """Start a kernel, import what every chapter imports, stop: the least a chapter costs."""
+    from jupyter_client.manager import start_new_kernel
+
+    start = time.perf_counter()
+    manager, client = start_new_kernel(kernel_name="python3")
+    try:
+        client.execute_interactive(FLOOR_CODE, timeout=120)
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+    return time.perf_counter() - start
+
+
+def section_validation() -> str:
+    books = notebooks()
+    floor = sum(_kernel_floor() for _ in books)
+    nbval = _run([PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2",
+                  "--dist", "loadfile", "--nbval", "--nbval-current-env", *books])
+    ratio = nbval / floor
+    verdict = "met" if ratio <= 1.5 else "**missed**"
+    return (
+        "## Whole-book validation (nbval)\n\n"
+        f"The floor is, for each of the {len(books)} chapters, a kernel start plus "
+        f"`{FLOOR_CODE}`, one after the other, measured in this run.\n\n"
+        "| nbval, 2 workers | floor | ratio |\n|---:|---:|---:|\n"
+        f"| {nbval:.1f} s | {floor:.1f} s | {ratio:.2f} |\n\n"
+        f"Target: ≤ 1.5 × the floor — {verdict}.\n"
+    )
+
+
+def section_build() -> str:
+    shutil.rmtree(ROOT / "_build", ignore_errors=True)
+    clean_exec = _run(["make", "book"])
+    cached = _run(["make", "book"])
+    shutil.rmtree(ROOT / "_build", ignore_errors=True)
+    clean_site = _run(["make", "site"])
+    shutil.rmtree(ROOT / "_build", ignore_errors=True)
+    full = _run(["make", "test"])
+    verdict = "met" if full <= 180 else "**missed**"
+    return (
+        "## Builds and the test loop\n\n"
+        "| what | wall time |\n|---|---:|\n"
+        f"| `make book` from clean (executes every chapter) | {clean_exec:.1f} s |\n"
+        f"| `make book` again (cached, nothing changed) | {cached:.1f} s |\n"
+        f"| `make site` from clean (renders the stored outputs; what `make test` does "
+        f"after nbval) | {clean_site:.1f} s |\n"
+        f"| `make test` from clean `_build/`, after set-up | {full:.1f} s |\n\n"
+        f"Target: `make test` ≤ 3 minutes on 2 cores — {verdict}.\n"
+    )
+
+
+def section_site() -> str:
+    site = ROOT / "_build" / "html"
+    if not (site / "index.html").exists():
+        _run(["make", "site"])
+    vendored = {site / "_static" / "widgets", site / "_static" / "mathjax"}
+    total = sum(f.stat().st_size for f in site.rglob("*") if f.is_file())
+    vendor_size = sum(f.stat().st_size for d in vendored for f in d.rglob("*") if f.is_file())
+    rows = []
+    for notebook in ["book/intro.ipynb", *notebooks(), "book/api.ipynb"]:
+        page = site / notebook.replace(".ipynb", ".html")
+        if not page.exists():
+            continue
+        text = page.read_text()
+        images = {m for m in re.findall(r'<img[^>]+src="([^"]+)"', text)
+                  if not m.startswith("data:")}
+        image_bytes = sum((page.parent / m).stat().st_size for m in images
+                          if (page.parent / m).exists())
+        weight = page.stat().st_size + image_bytes
+        rows.append(f"| {page.relative_to(site)} | {page.stat().st_size / 1e6:.2f} MB "
+                    f"| {image_bytes / 1e6:.2f} MB | {weight / 1e6:.2f} MB |")
+    playground = site / "book" / "09_playground.html"
+    weight = playground.stat().st_size + sum(
+        (playground.parent / m).stat().st_size
+        for m in set(re.findall(r'<img[^>]+src="([^"]+)"', playground.read_text()))
+        if not m.startswith("data:") and (playground.parent / m).exists())
+    verdict = "met" if weight <= 3e6 else "**missed**"
+    return (
+        "## The built site\n\n"
+        f"Total {total / 1e6:.1f} MB, of which {vendor_size / 1e6:.1f} MB are the vendored "
+        "widget manager and MathJax (shared by every page, loaded once).\n\n"
+        "Page weight = the HTML (which embeds the widget state and its precomputed "
+        "frames) + the images it references; vendored scripts, theme CSS and fonts "
+        "excluded.\n\n"
+        "| page | HTML | images | weight |\n|---|---:|---:|---:|\n" + "\n".join(rows) +
+        f"\n\nTarget: playground page ≤ 3 MB — {verdict} ({weight / 1e6:.2f} MB).\n"
+    )
+
+
+SECTIONS = {
+    "attention": section_attention,
+    "explorer": section_explorer,
+    "validation": section_validation,
+    "build": section_build,
+    "site": section_site,
+}
+
+
+def main(names: list[str]) -> None:
+    names = names or list(SECTIONS)
+    unknown = set(names) - set(SECTIONS)
+    if unknown:
+        raise SystemExit(f"unknown sections {sorted(unknown)}; choose from {list(SECTIONS)}")
+    header = (
+        "# Benchmark results\n\n"
+        f"Made by `make bench` on {date.today()}: {platform.machine()}, "
+        f"{os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"torch {torch.__version__} ({torch.get_num_threads()} threads).\n"
+    )
+    parts = [header]
+    for name in names:
+        print(f"running {name} …", file=sys.stderr, flush=True)
+        parts.append(SECTIONS[name]())
+    report = "\n".join(parts)
+    print(report)
+    if names == list(SECTIONS):
+        (ROOT / "benchmarks" / "RESULTS.md").write_text(report)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,45 @@
+"""What a reader does besides reading: search offline, switch to dark mode."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+
+def test_search_works_offline(open_page):
+    page, log = open_page("search.html?q=softmax")
+    results = page.locator("#search-results li")
+    results.first.wait_for(timeout=15_000)
+    assert results.count() >= 3
+    titles = " ".join(results.all_inner_texts()).lower()
+    assert "scaled dot-product attention" in titles
+    assert log.problems() == [], "\n".join(log.problems())
+
+
+def test_figures_stay_readable_in_dark_mode(browser, site_url):
+    """In the theme's dark mode the figures keep their own opaque light
+    background, so dark text and colour bars stay legible."""
+    context = browser.new_context(color_scheme="dark", viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(site_url + "book/05_scores.html", wait_until="networkidle")
+        assert page.evaluate("document.documentElement.dataset.theme") == "dark"
+        corners = page.evaluate(
+            """async () => {
+                const imgs = [...document.querySelectorAll('.cell_output img')];
+                await Promise.all(imgs.map(i => i.decode().catch(() => null)));
+                return imgs.map(img => {
+                    const c = document.createElement('canvas');
+                    c.width = img.naturalWidth; c.height = img.naturalHeight;
+                    const g = c.getContext('2d');
+                    g.drawImage(img, 0, 0);
+                    return Array.from(g.getImageData(1, 1, 1, 1).data);
+                });
+            }"""
+        )
+        assert len(corners) >= 3
+        for red, green, blue, alpha in corners:
+            assert alpha == 255 and min(red, green, blue) >= 240
+    finally:
+        context.close()

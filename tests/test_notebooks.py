@@ -1,0 +1,81 @@
+"""The chapters as files: what every notebook must hold, whatever its content."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def chapters() -> list[Path]:
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = [entry["file"] for part in toc["parts"] for entry in part["chapters"]]
+    return [ROOT / f"{f}.ipynb" for f in files if (ROOT / f"{f}.ipynb").exists()]
+
+
+@pytest.fixture(params=chapters(), ids=lambda p: p.stem)
+def notebook(request) -> dict:
+    return json.loads(request.param.read_text())
+
+
+def code_cells(notebook: dict) -> list[dict]:
+    return [cell for cell in notebook["cells"] if cell["cell_type"] == "code"]
+
+
+def test_there_are_chapters():
+    assert len(chapters()) >= 12
+
+
+def test_first_cell_says_how_to_install_mha(notebook, monkeypatch):
+    """Opened outside the repository, a chapter stops at once with instructions."""
+    first = code_cells(notebook)[0]
+    assert "remove-cell" in first["metadata"].get("tags", [])
+    monkeypatch.setitem(sys.modules, "mha", None)  # makes `import mha` fail
+    with pytest.raises(ModuleNotFoundError, match=r"needs the book's helper package `mha`.*"
+                                                  r"make lab.*requirements\.txt"):
+        exec("".join(first["source"]), {})
+
+
+def test_every_code_cell_was_executed_in_order(notebook):
+    counts = [cell["execution_count"] for cell in code_cells(notebook)]
+    assert counts == list(range(1, len(counts) + 1)), "re-run the chapter top to bottom"
+
+
+def test_no_errors_or_nondeterministic_output_is_stored(notebook):
+    for cell in code_cells(notebook):
+        for output in cell["outputs"]:
+            assert output["output_type"] != "error"
+            text = "".join(output.get("text", "")) + "".join(
+                output.get("data", {}).get("text/plain", ""))
+            assert " at 0x" not in text, f"a memory address in the output of {cell['source']}"
+
+
+def test_every_figure_has_alt_text(notebook):
+    for cell in code_cells(notebook):
+        if any("image/png" in o.get("data", {}) for o in cell["outputs"]):
+            alt = cell["metadata"].get("mystnb", {}).get("image", {}).get("alt", "")
+            assert len(alt) > 20, f"no alt text for the figure of {''.join(cell['source'])[:80]}"
+
+
+def test_only_timing_cells_are_excused_from_nbval(notebook):
+    """nbval-ignore-output is for cells that print timings, and nothing else."""
+    for cell in code_cells(notebook):
+        if "nbval-ignore-output" in cell["metadata"].get("tags", []):
+            source = "".join(cell["source"])
+            assert "time" in source or "cost." in source, source[:120]
+
+
+def test_explorers_were_stored_with_their_widget_state(notebook):
+    """A chapter with an explorer must carry the frames for the static site."""
+    has_widgets = any(
+        "application/vnd.jupyter.widget-view+json" in o.get("data", {})
+        for cell in code_cells(notebook) for o in cell["outputs"]
+    )
+    state = notebook["metadata"].get("widgets", {}).get(
+        "application/vnd.jupyter.widget-state+json", {}).get("state", {})
+    assert bool(state) == has_widgets

@@ -52,7 +52,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks book scripts
 
 unit: $(STAMP)
-	$(BIN)/python -m pytest -q -p no:nbval -m "not browser"
+	$(BIN)/python -m pytest -q -p no:nbval -p no:cacheprovider -n 2 -m "not browser"
 
 # Every chapter re-executed, each output compared with the stored one; two
 # workers (one per core), each chapter's cells in order on one of them.

@@ -229,7 +229,7 @@ def test_fast_redraw_looks_like_a_fresh_figure():
     E.frame_png(E.Settings(mha.SENTENCES[1], 8, "none", 1, "random"))  # leave other maps drawn
     png, _ = E.frame_png(settings)
     fresh = mha.display_attention(tokens, tokens, probs, 8, 2, 4, annotate=False,
-                                  head_size=1.9, dpi=80)
+                                  head_size=E.PANEL_INCHES[8], dpi=80)
     ours = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"), dtype=float)
     theirs = np.asarray(Image.open(io.BytesIO(mha.plotting.to_png(fresh))).convert("RGB"),
                         dtype=float)

@@ -50,7 +50,8 @@ def test_timing_figure_lines_and_reference_slope():
     assert ax.get_title() == "t"
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     assert ax.get_ylabel() == "forward time (ms, median)"
-    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert ax.get_legend() is None  # the legend is below the axes, on the figure
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
     assert labels[:2] == ["a", "b"] and "slope 2" in labels[2]
     assert list(ax.lines[0].get_ydata()) == pytest.approx([1.0, 2.0, 5.0, 20.0])
     # the reference line goes through a's last point with slope 2

@@ -314,3 +314,44 @@ def test_additive_mask_added_to_scores_gives_the_same_probabilities(scores, allo
     """softmax(scores + additive) (PyTorch's convention) == attention_probs(scores, mask)."""
     expected = torch.softmax(scores + mha.to_additive_mask(allowed), dim=-1)
     torch.testing.assert_close(mha.attention_probs(scores, allowed), expected, atol=0, rtol=0)
+
+
+@pytest.mark.parametrize("kind", ["none", "causal", "padding", "fully blocked row"])
+def test_in_place_softmax_equals_attention_probs(kind):
+    """The layer's inference path (attention_probs_, in place) gives the same
+    probabilities as the step the chapters use, blocked entries exactly 0."""
+    gen = torch.Generator().manual_seed(7)
+    scores = torch.randn(2, 3, 5, 5, generator=gen) * 4
+    mask = {
+        "none": None,
+        "causal": torch.ones(5, 5, dtype=torch.bool).tril(),
+        "padding": torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]]).bool()[:, None, None, :],
+        "fully blocked row": torch.ones(5, 5, dtype=torch.bool).tril().flip(0),
+    }[kind]
+    if kind == "fully blocked row":
+        mask = mask.clone()
+        mask[2] = False
+    expected = mha.attention_probs(scores, mask)
+    overwritten = scores.clone()
+    result = mha.attention_probs_(overwritten, mask)
+    assert result.data_ptr() == overwritten.data_ptr()  # really in place
+    torch.testing.assert_close(result, expected, rtol=0, atol=1e-6)
+    assert torch.equal(result == 0, expected == 0)
+
+
+def test_in_place_softmax_refuses_scores_that_need_gradients():
+    scores = torch.randn(1, 1, 2, 2, requires_grad=True)
+    with pytest.raises(ValueError, match="scores must not require gradients"):
+        mha.attention_probs_(scores.clone())
+
+
+def test_training_and_inference_paths_of_the_layer_agree():
+    torch.manual_seed(0)
+    layer = mha.MultiHeadAttention(8, 2, dropout=0.0).eval()
+    x = torch.randn(2, 4, 8)
+    causal = mha.causal_mask(4)
+    trained_path = layer(x, x, x, causal)  # parameters need gradients: out of place
+    with torch.no_grad():
+        inference_path = layer(x, x, x, causal)  # in place
+    for a, b in zip(trained_path, inference_path, strict=True):
+        torch.testing.assert_close(a.detach(), b, rtol=0, atol=1e-6)

@@ -5,11 +5,12 @@ encoding, the attention layer and its named steps, the mask builders and
 converters, the running example and the figures.
 """
 
-from mha import plotting, widgets
+from mha import cost, plotting, widgets
 from mha._checks import divisors
 from mha.attention import (
     MultiHeadAttention,
     attention_probs,
+    attention_probs_,
     merge_heads,
     scaled_dot_product,
     split_heads,
@@ -35,6 +36,7 @@ from mha.text import PAD, UNK, Vocab, tokenize
 __version__ = "0.1.0"
 
 __all__ = [
+    "cost",
     "plotting",
     "widgets",
     "PAD",
@@ -47,6 +49,7 @@ __all__ = [
     "Vocab",
     "attention_explorer",
     "attention_probs",
+    "attention_probs_",
     "causal_mask",
     "check_mask",
     "display_attention",

@@ -57,6 +57,13 @@ def scaled_dot_product(Q: torch.Tensor, K: torch.Tensor) -> torch.Tensor:
     return Q @ K.transpose(-2, -1)  # (batch, n_heads, q_len, k_len)
 
 
+def _allowed_keys(scores: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """``mask`` checked against ``scores`` and returned as bool (True = may attend)."""
+    if isinstance(mask, torch.Tensor) and mask.device != scores.device:
+        raise ValueError(f"mask is on {mask.device} but the scores are on {scores.device}")
+    return check_mask(mask, tuple(scores.shape))
+
+
 def attention_probs(scores: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
     """Softmax over the keys, after blocking the keys the mask forbids.
 
@@ -73,12 +80,36 @@ def attention_probs(scores: torch.Tensor, mask: torch.Tensor | None = None) -> t
     check_tensor("scores", scores, 4, "(batch, n_heads, q_len, k_len)")
     if mask is None:
         return torch.softmax(scores, dim=-1)  # (batch, n_heads, q_len, k_len)
-    if isinstance(mask, torch.Tensor) and mask.device != scores.device:
-        raise ValueError(f"mask is on {mask.device} but the scores are on {scores.device}")
-    allowed = check_mask(mask, tuple(scores.shape))
+    allowed = _allowed_keys(scores, mask)  # bool, broadcastable to scores
     scores = scores.masked_fill(~allowed, float("-inf"))  # (batch, n_heads, q_len, k_len)
     probs = torch.softmax(scores, dim=-1)  # (batch, n_heads, q_len, k_len)
-    return probs.masked_fill(~allowed.any(dim=-1, keepdim=True), 0.0)  # fully blocked rows → 0
+    no_key = ~allowed.any(dim=-1, keepdim=True)  # queries whose every key is blocked
+    if no_key.any():
+        probs = probs.masked_fill(no_key, 0.0)  # their rows: 0 instead of NaN
+    return probs
+
+
+def attention_probs_(scores: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    """:func:`attention_probs` computed in place, overwriting ``scores``.
+
+    For inference only (``scores`` must not need gradients): it saves
+    allocating a second ``(batch, n_heads, q_len, k_len)`` tensor, which is
+    what makes long sequences slow. Same result as :func:`attention_probs`,
+    up to rounding.
+    """
+    if scores.requires_grad:
+        raise ValueError("scores must not require gradients: attention_probs_ overwrites them")
+    check_tensor("scores", scores, 4, "(batch, n_heads, q_len, k_len)")
+    no_key = None
+    if mask is not None:
+        allowed = _allowed_keys(scores, mask)  # bool, broadcastable to scores
+        scores.masked_fill_(~allowed, float("-inf"))
+        no_key = ~allowed.any(dim=-1, keepdim=True)  # queries whose every key is blocked
+    scores.sub_(scores.amax(dim=-1, keepdim=True)).exp_()  # softmax, step 1: e^(s - max)
+    scores.div_(scores.sum(dim=-1, keepdim=True))  # step 2: rows sum to 1
+    if no_key is not None and no_key.any():
+        scores.masked_fill_(no_key, 0.0)  # their rows: 0 instead of NaN
+    return scores
 
 
 class MultiHeadAttention(nn.Module):
@@ -132,7 +163,10 @@ class MultiHeadAttention(nn.Module):
         K = split_heads(self.Wk(key), self.n_heads)  # (batch, n_heads, k_len, d_key)
         V = split_heads(self.Wv(value), self.n_heads)  # (batch, n_heads, k_len, d_key)
         scores = scaled_dot_product(Q, K)  # (batch, n_heads, q_len, k_len)
-        attn_probs = attention_probs(scores, mask)  # (batch, n_heads, q_len, k_len)
+        if scores.requires_grad:
+            attn_probs = attention_probs(scores, mask)  # (batch, n_heads, q_len, k_len)
+        else:  # inference: the softmax in place, as PyTorch's own fast path does
+            attn_probs = attention_probs_(scores, mask)  # (batch, n_heads, q_len, k_len)
         A = self.dropout(attn_probs) @ V  # (batch, n_heads, q_len, d_key)
         output = self.Wo(merge_heads(A))  # (batch, q_len, d_model)
         return output, attn_probs

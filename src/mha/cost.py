@@ -12,7 +12,7 @@ Measuring:
 - :func:`time_forward` and :func:`time_interleaved`: median wall-clock times,
   robust to a busy machine (several runs, implementations interleaved);
 - :func:`profile_forward`: the ATen operators one call runs and the memory it
-  allocates, from :mod:`torch.profiler` (deterministic: sizes, not timings).
+  allocates, from ``torch.profiler`` (deterministic: sizes, not timings).
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def flops(q_len: int, d_model: int, k_len: int | None = None) -> dict[str, int]:
             (self-attention).
 
     Returns:
-        ``{"projections", "scores", "weighting"}``:
+        A dict with three counts, ``projections``, ``scores`` and ``weighting``.
 
         - projections: ``Wq``, ``Wo`` on ``q_len`` rows and ``Wk``, ``Wv`` on
           ``k_len`` rows, ``2·(2·q_len + 2·k_len)·d_model²``
@@ -110,7 +110,10 @@ def _check_callable(name: str, fn: object) -> None:
 
 
 def time_interleaved(
-    fns: Mapping[str, Callable[[], object]], repeats: int = 5, warmup: int = 1
+    fns: Mapping[str, Callable[[], object]],
+    repeats: int = 5,
+    warmup: int = 1,
+    threads: int | None = None,
 ) -> dict[str, float]:
     """Median wall-clock seconds of each of several no-argument callables.
 
@@ -124,9 +127,13 @@ def time_interleaved(
         fns: ``{name: fn}``; each ``fn()`` runs one forward pass.
         repeats: timed rounds (the median of ``repeats`` runs is returned).
         warmup: untimed rounds first (allocations, lazy initialisation).
+        threads: run on this many threads (``torch.set_num_threads``; the
+            previous setting is restored afterwards); ``None`` keeps
+            PyTorch's setting. One thread is the least disturbed by other
+            work on a shared machine.
 
     Returns:
-        ``{name: median seconds}``, in the order of ``fns``.
+        A dict from each name to its median time in seconds, in the order of ``fns``.
     """
     if not isinstance(fns, Mapping) or not fns:
         raise TypeError(f"fns must be a non-empty mapping {{name: callable}}, "
@@ -136,25 +143,35 @@ def time_interleaved(
     check_positive_int("repeats", repeats)
     if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
         raise ValueError(f"warmup must be an int >= 0, got {warmup!r}")
+    if threads is not None:
+        check_positive_int("threads", threads)
     names = list(fns)
-    for _ in range(warmup):
-        for name in names:
-            fns[name]()
     times: dict[str, list[float]] = {name: [] for name in names}
-    for round_ in range(repeats):
-        shift = round_ % len(names)
-        for name in names[shift:] + names[:shift]:
-            start = time.perf_counter()
-            fns[name]()
-            times[name].append(time.perf_counter() - start)
+    previous = torch.get_num_threads()
+    if threads is not None:
+        torch.set_num_threads(threads)
+    try:
+        for _ in range(warmup):
+            for name in names:
+                fns[name]()
+        for round_ in range(repeats):
+            shift = round_ % len(names)
+            for name in names[shift:] + names[:shift]:
+                start = time.perf_counter()
+                fns[name]()
+                times[name].append(time.perf_counter() - start)
+    finally:
+        torch.set_num_threads(previous)
     return {name: statistics.median(times[name]) for name in names}
 
 
-def time_forward(fn: Callable[[], object], repeats: int = 5, warmup: int = 1) -> float:
+def time_forward(
+    fn: Callable[[], object], repeats: int = 5, warmup: int = 1, threads: int | None = None
+) -> float:
     """Median wall-clock seconds of ``fn()`` over ``repeats`` runs, after
-    ``warmup`` untimed runs."""
+    ``warmup`` untimed runs (``threads`` as in :func:`time_interleaved`)."""
     _check_callable("fn", fn)
-    return time_interleaved({"fn": fn}, repeats=repeats, warmup=warmup)["fn"]
+    return time_interleaved({"fn": fn}, repeats=repeats, warmup=warmup, threads=threads)["fn"]
 
 
 @dataclass(frozen=True)
@@ -205,7 +222,7 @@ def _walk(node) -> Iterator:
 
 
 def profile_forward(fn: Callable[[], object]) -> ForwardProfile:
-    """Run ``fn()`` once under :mod:`torch.profiler`: its operators, memory and FLOPs.
+    """Run ``fn()`` once under ``torch.profiler``: its operators, memory and FLOPs.
 
     The sizes are deterministic: the call runs on one thread, so scratch
     buffers that some kernels allocate per thread do not depend on the

@@ -39,7 +39,8 @@ from mha.training import HEAD_COUNTS, trained_model
 MASKS = ("none", "causal", "padding")
 WEIGHTS = ("random", "trained")
 MAX_PAD = 3  # the padding slider: 1 to 3 trailing <pad> tokens
-GRIDS = {1: (1, 1), 2: (1, 2), 4: (2, 2), 8: (2, 4)}
+GRIDS = {1: (1, 1), 2: (1, 2), 4: (2, 2), 8: (2, 4)}  # rows × columns of maps
+PANEL_INCHES = {1: 3.0, 2: 2.6, 4: 2.4, 8: 1.9}  # so that each frame fills about a page's width
 _MASK_TEXT = {"none": "no mask", "causal": "causal mask", "padding": "padding mask"}
 
 
@@ -130,7 +131,8 @@ class _Canvas:
         n_rows, n_cols = GRIDS[n_heads]
         blank = torch.zeros(n_heads, len(tokens), len(tokens))
         self.figure = display_attention(tokens, tokens, blank, n_heads, n_rows, n_cols,
-                                        annotate=False, head_size=1.9, dpi=80)
+                                        annotate=False, head_size=PANEL_INCHES[n_heads],
+                                        dpi=80)
         self.canvas = FigureCanvasAgg(self.figure)
         self.images = [ax.images[0] for ax in self.figure.axes if ax.images]
         self.labelled = [(i % n_cols == 0, i // n_cols == n_rows - 1) for i in range(n_heads)]
@@ -186,7 +188,8 @@ def frame_png(settings: Settings) -> tuple[bytes, list[str]]:
     tokens, probs = attention_maps(settings)
     room = max(len(t) for t in tokens)
     image = _canvas(settings.n_heads, len(tokens), room).draw(tuple(tokens), probs)
-    small = image.quantize(colors=48, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    # 160 colours keep the colour bar smooth at a third of the size of a full-colour PNG.
+    small = image.quantize(colors=160, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
     buffer = io.BytesIO()
     small.save(buffer, format="PNG", optimize=True)
     return buffer.getvalue(), tokens

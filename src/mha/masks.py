@@ -41,7 +41,7 @@ def padding_mask(ids: torch.Tensor, pad_id: int = 0) -> torch.Tensor:
         pad_id: the id of ``<pad>``.
 
     Returns:
-        BoolTensor ``(batch, 1, 1, k_len)``: ``False`` where ``ids == pad_id``.
+        A BoolTensor of shape ``(batch, 1, 1, k_len)``, ``False`` where ``ids == pad_id``.
     """
     if not isinstance(ids, torch.Tensor) or ids.dim() != 2:
         got = tuple(ids.shape) if isinstance(ids, torch.Tensor) else type(ids).__name__
@@ -57,7 +57,8 @@ def lengths_mask(lengths: torch.Tensor | list[int], k_len: int | None = None) ->
         k_len: total length of the padded batch; by default ``max(lengths)``.
 
     Returns:
-        BoolTensor ``(batch, 1, 1, k_len)``: ``True`` on the first ``lengths[b]`` keys.
+        A BoolTensor of shape ``(batch, 1, 1, k_len)``, ``True`` on the first
+        ``lengths[b]`` keys of sequence ``b``.
     """
     lengths = torch.as_tensor(lengths)
     if lengths.dim() != 1 or lengths.numel() == 0 or lengths.is_floating_point():

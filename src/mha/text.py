@@ -127,9 +127,10 @@ class Vocab:
                 of the longest sentence. Must be at least that long.
 
         Returns:
-            ``ids``: LongTensor ``(batch, length)``, short rows filled with
-            ``<pad>``; ``is_token``: BoolTensor ``(batch, length)``, ``True``
-            where a real token stands and ``False`` on padding.
+            A pair ``(ids, is_token)``. ``ids`` is a LongTensor of shape
+            ``(batch, length)``, short rows filled with ``<pad>``; ``is_token``
+            is a BoolTensor of the same shape, ``True`` where a real token
+            stands and ``False`` on padding.
         """
         if isinstance(sentences, str) or len(sentences) == 0:
             raise ValueError("sentences must be a non-empty list of strings")

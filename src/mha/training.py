@@ -174,7 +174,7 @@ def previous_word_share(attention: torch.Tensor) -> torch.Tensor:
         attention: ``(n_heads, L, L)`` maps of one sentence.
 
     Returns:
-        ``(n_heads,)``: the mean over queries ``i = 1 … L-1`` of
+        A tensor of shape ``(n_heads,)``, the mean over queries ``i = 1 … L-1`` of
         ``attention[h, i, i-1]``; 1 means a perfect previous-word head, and a
         head spreading its attention evenly over L keys scores about 1/L.
     """

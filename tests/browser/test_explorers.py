@@ -67,7 +67,7 @@ def test_playground_every_control_shows_the_right_frame(open_page):
     page, log, explorers = open_explorers(open_page, PLAYGROUND)
     assert explorers.count() == 1
     explorer = explorers.first
-    settings = E.Settings()
+    settings = E.Settings(weights="trained")  # the playground opens on the trained weights
     assert shown(explorer) == expected_frame(settings)
     pad_slider = control(explorer, "widget-hslider", "Padding tokens")
     assert not pad_slider.is_visible()
@@ -80,7 +80,7 @@ def test_playground_every_control_shows_the_right_frame(open_page):
         (lambda: click(explorer, "Mask", "padding"), {"mask": "padding"}),
         (lambda: slide(explorer, "Padding tokens", 2), {"n_pad": 3}),
         (lambda: choose(explorer, "Sentence", mha.SENTENCES[2]), {"sentence": mha.SENTENCES[2]}),
-        (lambda: click(explorer, "Weights", "trained"), {"weights": "trained"}),
+        (lambda: click(explorer, "Weights", "random"), {"weights": "random"}),
         (lambda: slide(explorer, "Heads", 2), {"n_heads": 4}),
         (lambda: click(explorer, "Mask", "none"), {"mask": "none"}),
     ]

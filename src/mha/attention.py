@@ -94,8 +94,8 @@ def attention_probs_(scores: torch.Tensor, mask: torch.Tensor | None = None) -> 
 
     For inference only (``scores`` must not need gradients): it saves
     allocating a second ``(batch, n_heads, q_len, k_len)`` tensor, which is
-    what makes long sequences slow. Same result as :func:`attention_probs`,
-    up to rounding.
+    what makes long sequences slow. Exactly the same result as
+    :func:`attention_probs`.
     """
     if scores.requires_grad:
         raise ValueError("scores must not require gradients: attention_probs_ overwrites them")
@@ -105,8 +105,9 @@ def attention_probs_(scores: torch.Tensor, mask: torch.Tensor | None = None) -> 
         allowed = _allowed_keys(scores, mask)  # bool, broadcastable to scores
         scores.masked_fill_(~allowed, float("-inf"))
         no_key = ~allowed.any(dim=-1, keepdim=True)  # queries whose every key is blocked
-    scores.sub_(scores.amax(dim=-1, keepdim=True)).exp_()  # softmax, step 1: e^(s - max)
-    scores.div_(scores.sum(dim=-1, keepdim=True))  # step 2: rows sum to 1
+    # PyTorch has no public in-place softmax; its ATen operator `_softmax.out`
+    # writes the very same numbers as torch.softmax into the tensor it is given.
+    torch.ops.aten._softmax.out(scores, -1, False, out=scores)
     if no_key is not None and no_key.any():
         scores.masked_fill_(no_key, 0.0)  # their rows: 0 instead of NaN
     return scores

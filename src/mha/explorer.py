@@ -188,10 +188,11 @@ def frame_png(settings: Settings) -> tuple[bytes, list[str]]:
     tokens, probs = attention_maps(settings)
     room = max(len(t) for t in tokens)
     image = _canvas(settings.n_heads, len(tokens), room).draw(tuple(tokens), probs)
-    # 160 colours keep the colour bar smooth at a third of the size of a full-colour PNG.
-    small = image.quantize(colors=160, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    # 160 colours keep the colour bar smooth at under half the size of a
+    # full-colour PNG; the octree method takes a few milliseconds.
+    small = image.quantize(colors=160, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
     buffer = io.BytesIO()
-    small.save(buffer, format="PNG", optimize=True)
+    small.save(buffer, format="PNG")
     return buffer.getvalue(), tokens
 
 

@@ -170,7 +170,7 @@ def pytest_generate_tests(metafunc):
 def screenshot_path():
     """screenshot_path(page_path) -> where that page's screenshot is saved for review."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    return lambda page_path: SCREENSHOTS / page_path.replace("/", "_").replace(".html", ".png")
+    return lambda page_path: SCREENSHOTS / page_path.replace("/", "_").replace(".html", ".jpg")
 
 
 @pytest.fixture

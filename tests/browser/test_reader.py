@@ -43,3 +43,17 @@ def test_figures_stay_readable_in_dark_mode(browser, site_url):
             assert alpha == 255 and min(red, green, blue) >= 240
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("width", [1280, 420])
+def test_exactly_one_search_field_is_visible(open_page, width):
+    """On a wide screen the sidebar's search field is the only one (the theme
+    would otherwise repeat it in a header bar above every page); on a phone
+    the sidebar folds away and the page header's search button takes over."""
+    page, _ = open_page("book/01_tokens.html", width=width)
+    visible = page.locator(".search-button-field:visible, .search-button__button:visible")
+    assert visible.count() == 1
+    visible.first.click()
+    dialog_input = page.locator(".search-button__search-container input:visible, "
+                                "dialog[open] input[type=search]")
+    dialog_input.first.wait_for(timeout=5_000)

@@ -44,9 +44,16 @@ cache-check:
 	if [ "$$(cat $(CACHE_KEY) 2>/dev/null)" != "$$key" ]; then \
 	  rm -rf _build/.jupyter_cache; echo "$$key" > $(CACHE_KEY); fi
 
+# Sphinx rewrites only the pages whose own source changed, so a change to the
+# book's CSS, the vendored assets, the configuration or the package's
+# docstrings (the API page) would never reach an existing site: rebuild every
+# page when one of them is newer than the site.
+REBUILD_ALL = $(if $(shell find assets vendor/static _config.yml _toc.yml src/mha \
+  -newer _build/html/searchindex.js 2>/dev/null | head -n 1),--all)
+
 book: $(STAMP) cache-check
 	$(BIN)/python scripts/book_config.py _build/_config.book.yml
-	$(STATIC) $(BIN)/jupyter-book build . --config _build/_config.book.yml -W -n --keep-going
+	$(STATIC) $(BIN)/jupyter-book build . --config _build/_config.book.yml -W -n --keep-going $(REBUILD_ALL)
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks book scripts
@@ -66,7 +73,7 @@ nbval: $(STAMP)
 # reproduced, so executing them all a second time would check nothing new.
 site: $(STAMP)
 	$(BIN)/python scripts/book_config.py _build/_config.site.yml --stored-outputs
-	$(STATIC) $(BIN)/jupyter-book build . --config _build/_config.site.yml -W -n --keep-going
+	$(STATIC) $(BIN)/jupyter-book build . --config _build/_config.site.yml -W -n --keep-going $(REBUILD_ALL)
 
 # Re-execute every chapter in place and store its outputs and widget state
 # (do this after changing src/mha, then commit the notebooks).

@@ -14,7 +14,9 @@ def check_positive_int(name: str, value: object) -> None:
 
 
 def divisors(n: int) -> list[int]:
-    """The positive divisors of ``n`` in increasing order."""
+    """The positive divisors of ``n`` in increasing order: for ``n = d_model``,
+    the head counts a layer of that width accepts (``divisors(8)`` is
+    ``[1, 2, 4, 8]``)."""
     check_positive_int("n", n)
     return [k for k in range(1, n + 1) if n % k == 0]
 

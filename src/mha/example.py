@@ -16,6 +16,7 @@ from mha.attention import MultiHeadAttention
 from mha.embedding import Embeddings, PositionalEncoding
 from mha.text import Vocab
 
+#: The book's three sentences, in the order of the batch.
 SENTENCES = (
     "I wonder what will come next!",
     "This is a basic example paragraph.",

@@ -692,7 +692,7 @@ def qkv_heatmaps(
     """Q, K and V of one sentence side by side, on one shared colour scale.
 
     Args:
-        Q, K, V: ``(seq_len, d_model)`` each, e.g. ``Q[0]`` for sentence 0.
+        Q, K, V: ``(seq_len, d_model)`` each, e.g. ``Q[0]``, ``K[0]`` and ``V[0]`` for sentence 0.
         tokens: ``seq_len`` labels for the rows.
 
     Returns:

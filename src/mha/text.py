@@ -15,7 +15,9 @@ from collections.abc import Iterable, Sequence
 
 import torch
 
+#: The padding token, which fills the end of shorter sentences in a batch (masks block it).
 PAD = "<pad>"
+#: The unknown token, which stands for every word the vocabulary has not seen.
 UNK = "<unk>"
 
 _WHITESPACE = re.compile(r"\s+")

@@ -143,8 +143,10 @@ def previous_word_accuracy(model: PreviousWordModel, n_sentences: int = 1000,
     return (predicted[:, 1:] == targets[:, 1:]).float().mean().item()
 
 
-def save_trained(path: Path = WEIGHTS_FILE) -> None:
-    """Train the default model for every head count and save their weights to ``path``."""
+def save_trained(path: str | Path | None = None) -> None:
+    """Train the default model for every head count and save their weights to
+    ``path`` (by default the package's own ``data/previous_word.pt``)."""
+    path = WEIGHTS_FILE if path is None else Path(path)
     states = {n: train_previous_word(n).model.state_dict() for n in HEAD_COUNTS}
     path.parent.mkdir(parents=True, exist_ok=True)
     torch.save(states, path)

@@ -57,3 +57,20 @@ def test_exactly_one_search_field_is_visible(open_page, width):
     dialog_input = page.locator(".search-button__search-container input:visible, "
                                 "dialog[open] input[type=search]")
     dialog_input.first.wait_for(timeout=5_000)
+
+
+def test_contents_panel_fits_long_code_headings(open_page):
+    """Headings such as ``F.multi_head_attention_forward: sequence-first``
+    wrap inside the page's contents panel instead of running off the page."""
+    page, _ = open_page("book/10_pytorch.html")
+    overflow = page.evaluate(
+        """() => {
+            const panel = document.querySelector('.bd-sidebar-secondary');
+            const right = panel.getBoundingClientRect().right;
+            return [...panel.querySelectorAll('code')]
+                .filter(c => c.getBoundingClientRect().right > right + 1)
+                .map(c => c.textContent);
+        }"""
+    )
+    assert page.locator(".bd-sidebar-secondary code").count() >= 4
+    assert overflow == []

@@ -88,3 +88,22 @@ def test_mask_panels_bad_input():
         mha.plotting.mask_panels([causal, causal], TOKENS, TOKENS, ["a"])
     with pytest.raises(ValueError, match="masks must all have the same shape"):
         mha.plotting.mask_panels([causal, mha.causal_mask(3)], TOKENS, TOKENS, ["a", "b"])
+
+
+def test_token_grid_labels_every_cell_and_keeps_padding_readable():
+    """One cell per token; a ``<pad>`` label sits on an opaque white patch so the
+    hatching of its cell does not run through the letters."""
+    tokens = [["i", "wonder", "<pad>"], ["what", "will", "come"]]
+    is_token = torch.tensor([[True, True, False], [True, True, True]])
+    fig = mha.plotting.token_grid(tokens, is_token)
+    ax = fig.axes[0]
+    assert len(ax.patches) == 6
+    labels = {(text.get_text(), text.get_position()): text for text in ax.texts}
+    assert sorted(text for text, _ in labels) == sorted(sum(tokens, []))
+    for text in ax.texts:
+        patch = text.get_bbox_patch()
+        if text.get_text() == "<pad>":
+            assert patch is not None and patch.get_facecolor()[:3] == (1.0, 1.0, 1.0)
+            assert patch.get_facecolor()[3] == 1.0
+        else:
+            assert patch is None

@@ -193,8 +193,10 @@ def token_grid(tokens: Sequence[Sequence[str]], is_token: torch.Tensor) -> Figur
             real = bool(is_token[b, t])
             ax.add_patch(Rectangle((t, b), 0.94, 0.86, facecolor="#dbe7f5" if real else "#d9d9d9",
                                    edgecolor="#333333", hatch=None if real else "///"))
+            # A padding label sits on a white patch, so the hatching cannot hide it.
             ax.text(t + 0.47, b + 0.43, tokens[b][t], ha="center", va="center", fontsize=10,
-                    color="#111111" if real else "#555555")
+                    color="#111111", bbox=None if real else dict(
+                        facecolor="white", edgecolor="none", boxstyle="round,pad=0.2"))
     ax.set_xlim(-0.05, length)
     ax.set_ylim(batch, -0.14)
     ax.set_xticks([t + 0.47 for t in range(length)], labels=[f"pos {t}" for t in range(length)])

@@ -1,73 +1,52 @@
 """Helpers for the book *Multi-Head Attention, Step by Step*.
 
-``import mha`` gives the tokenizer and vocabulary, embeddings and positional
-encoding, the attention layer and its named steps, the mask builders and
-converters, the running example and the figures.
+``import mha`` gives what a reader uses: the tokenizer and vocabulary, the
+embeddings and positional encoding, the attention layer and its named steps,
+the two mask builders, the running example, converters to and from PyTorch's
+layer, and the figures. Everything else lives in the submodules, which
+``import mha`` loads too: :mod:`mha.text`, :mod:`mha.embedding`,
+:mod:`mha.attention`, :mod:`mha.masks`, :mod:`mha.interop`, :mod:`mha.example`,
+:mod:`mha.plotting`, :mod:`mha.display`, :mod:`mha.explorer`,
+:mod:`mha.training` and :mod:`mha.cost`.
 """
 
-from mha import cost, plotting, widgets
-from mha._checks import divisors
+# The submodules, so that `mha.masks.to_sdpa_mask` and the like work after `import mha`.
+from mha import cost, display, embedding, example, interop, masks, plotting, text, training  # noqa: F401
 from mha.attention import (
     MultiHeadAttention,
     attention_probs,
-    attention_probs_,
     merge_heads,
     scaled_dot_product,
     split_heads,
 )
 from mha.display import show_source
-from mha.embedding import Embeddings, PositionalEncoding, sinusoids
-from mha.example import SENTENCES, RunningExample, running_example
+from mha.embedding import Embeddings, PositionalEncoding
+from mha.example import SENTENCES, running_example
 from mha.explorer import attention_explorer
-from mha.interop import from_torch, packed_in_proj, to_torch
-from mha.masks import (
-    causal_mask,
-    check_mask,
-    lengths_mask,
-    padding_mask,
-    to_additive_mask,
-    to_key_padding_mask,
-    to_nn_attn_mask,
-    to_sdpa_mask,
-)
+from mha.interop import from_torch, to_torch
+from mha.masks import causal_mask, padding_mask
 from mha.plotting import display_attention
-from mha.text import PAD, UNK, Vocab, tokenize
+from mha.text import Vocab, tokenize
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "cost",
-    "plotting",
-    "widgets",
-    "PAD",
     "SENTENCES",
-    "UNK",
     "Embeddings",
     "MultiHeadAttention",
     "PositionalEncoding",
-    "RunningExample",
     "Vocab",
     "attention_explorer",
     "attention_probs",
-    "attention_probs_",
     "causal_mask",
-    "check_mask",
     "display_attention",
-    "divisors",
     "from_torch",
-    "lengths_mask",
     "merge_heads",
-    "packed_in_proj",
     "padding_mask",
     "running_example",
     "scaled_dot_product",
     "show_source",
-    "sinusoids",
     "split_heads",
-    "to_additive_mask",
-    "to_key_padding_mask",
-    "to_nn_attn_mask",
-    "to_sdpa_mask",
     "to_torch",
     "tokenize",
 ]

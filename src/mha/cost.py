@@ -17,23 +17,23 @@ Measuring:
 
 from __future__ import annotations
 
-import contextlib
 import os
 import statistics
-import sys
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import torch
 
-from mha._checks import check_positive_int
+from mha._checks import check_int
 
 
 def _check_dtype(dtype: object) -> torch.dtype:
     if not isinstance(dtype, torch.dtype):
-        raise TypeError(f"dtype must be a torch.dtype such as torch.float32, got "
-                        f"{type(dtype).__name__} {dtype!r}")
+        raise TypeError(
+            f"dtype must be a torch.dtype such as torch.float32, got "
+            f"{type(dtype).__name__} {dtype!r}"
+        )
     return dtype
 
 
@@ -50,9 +50,8 @@ def attention_matrix_bytes(
     per query, key, head and sequence. It grows with ``q_len * k_len``, so for
     self-attention (``q_len = k_len = L``) with ``L²``.
     """
-    for name, value in (("batch", batch), ("n_heads", n_heads), ("q_len", q_len),
-                        ("k_len", k_len)):
-        check_positive_int(name, value)
+    for name, value in (("batch", batch), ("n_heads", n_heads), ("q_len", q_len), ("k_len", k_len)):
+        check_int(name, value)
     return batch * n_heads * q_len * k_len * _element_size(dtype)
 
 
@@ -62,7 +61,7 @@ def activation_bytes(
     """Bytes of one ``(batch, seq_len, d_model)`` tensor of ``dtype`` (an input,
     ``Q``, ``K``, ``V`` or the output): it grows linearly with ``seq_len``."""
     for name, value in (("batch", batch), ("seq_len", seq_len), ("d_model", d_model)):
-        check_positive_int(name, value)
+        check_int(name, value)
     return batch * seq_len * d_model * _element_size(dtype)
 
 
@@ -91,11 +90,11 @@ def flops(q_len: int, d_model: int, k_len: int | None = None) -> dict[str, int]:
         - scores: ``Q Kᵀ``, ``2·q_len·k_len·d_model``;
         - weighting: ``probs @ V``, ``2·q_len·k_len·d_model``.
     """
-    check_positive_int("q_len", q_len)
-    check_positive_int("d_model", d_model)
+    check_int("q_len", q_len)
+    check_int("d_model", d_model)
     if k_len is None:
         k_len = q_len
-    check_positive_int("k_len", k_len)
+    check_int("k_len", k_len)
     return {
         "projections": 2 * (2 * q_len + 2 * k_len) * d_model * d_model,
         "scores": 2 * q_len * k_len * d_model,
@@ -105,8 +104,7 @@ def flops(q_len: int, d_model: int, k_len: int | None = None) -> dict[str, int]:
 
 def _check_callable(name: str, fn: object) -> None:
     if not callable(fn):
-        raise TypeError(f"{name} must be a callable taking no arguments, "
-                        f"got {type(fn).__name__}")
+        raise TypeError(f"{name} must be a callable taking no arguments, got {type(fn).__name__}")
 
 
 def time_interleaved(
@@ -136,15 +134,14 @@ def time_interleaved(
         A dict from each name to its median time in seconds, in the order of ``fns``.
     """
     if not isinstance(fns, Mapping) or not fns:
-        raise TypeError(f"fns must be a non-empty mapping {{name: callable}}, "
-                        f"got {type(fns).__name__} {fns!r}"[:200])
+        got = f"{type(fns).__name__} {fns!r}"[:100]
+        raise TypeError(f"fns must be a non-empty mapping {{name: callable}}, got {got}")
     for name, fn in fns.items():
         _check_callable(f"fns[{name!r}]", fn)
-    check_positive_int("repeats", repeats)
-    if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
-        raise ValueError(f"warmup must be an int >= 0, got {warmup!r}")
+    check_int("repeats", repeats)
+    check_int("warmup", warmup, minimum=0)
     if threads is not None:
-        check_positive_int("threads", threads)
+        check_int("threads", threads)
     names = list(fns)
     times: dict[str, list[float]] = {name: [] for name in names}
     previous = torch.get_num_threads()
@@ -183,8 +180,11 @@ class ForwardProfile:
             order (e.g. ``"aten::bmm"``, ``"aten::_softmax"``).
         peak_bytes: the most memory held at once by tensors allocated during
             the call (what existed before the call is not counted; what the
-            call returns is).
-        largest_bytes: the largest single allocation.
+            call returns is). Exact when no operator frees memory allocated
+            by another (the book's layer); otherwise an upper bound, because
+            the profiler reports memory per operator, not per allocation.
+        largest_bytes: the most memory one operator allocated (beyond
+            what it freed).
         flops: floating-point operations of the matrix products, as the
             profiler counts them (``2·m·n·p`` per product, like :func:`flops`);
             operators it has no formula for, such as a fused attention
@@ -197,59 +197,47 @@ class ForwardProfile:
     flops: int
 
 
-@contextlib.contextmanager
-def _quiet_stderr() -> Iterator[None]:
-    """Silence file descriptor 2 (the profiler's C++ start/stop lines)."""
-    try:
-        sys.stderr.flush()
-        saved = os.dup(2)
-    except (OSError, ValueError):  # no real stderr: nothing to silence
-        yield
-        return
-    try:
-        with open(os.devnull, "w") as devnull:
-            os.dup2(devnull.fileno(), 2)
-            yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-
-
-def _walk(node) -> Iterator:
-    yield node
-    for child in node.children:
-        yield from _walk(child)
-
-
 def profile_forward(fn: Callable[[], object]) -> ForwardProfile:
     """Run ``fn()`` once under ``torch.profiler``: its operators, memory and FLOPs.
 
     The sizes are deterministic: the call runs on one thread, so scratch
     buffers that some kernels allocate per thread do not depend on the
-    machine. Only CPU memory allocated through PyTorch is seen.
+    machine. Only CPU memory allocated through PyTorch is seen; memory is
+    attributed to the operator that allocates or frees it, so a buffer an
+    operator allocates and frees again before it returns is not counted.
     """
     _check_callable("fn", fn)
-    from torch._C._profiler import _EventType
-    from torch.profiler import ProfilerActivity, profile
-
+    # Kineto, the profiler's engine, writes a line to the process's standard
+    # error at every start and stop; its log level 6 silences that. It is read
+    # when the profiler first starts, and a level set by the user is kept.
+    os.environ.setdefault("KINETO_LOG_LEVEL", "6")
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        with _quiet_stderr(), profile(activities=[ProfilerActivity.CPU],
-                                      profile_memory=True, with_flops=True) as prof:
+        with torch.profiler.profile(
+            activities=[torch.profiler.ProfilerActivity.CPU], profile_memory=True, with_flops=True
+        ) as prof:
             fn()
     finally:
         torch.set_num_threads(threads)
-    nodes = [n for root in prof.profiler.kineto_results.experimental_event_tree()
-             for n in _walk(root)]
-    nodes.sort(key=lambda n: n.start_time_ns)
-    ops = tuple(n.name for n in nodes if n.tag == _EventType.TorchOp)
+    events = sorted(prof.events(), key=lambda event: event.time_range.start)
+    # Each operator's own net allocation (what it allocated minus what it
+    # freed), counted as held from its start if positive, released at its end
+    # if negative: never later than it really was held, so the peak found is
+    # exact for a chain of top-level operators and an upper bound otherwise.
+    changes = sorted(
+        (
+            event.time_range.start if event.self_cpu_memory_usage > 0 else event.time_range.end,
+            event.self_cpu_memory_usage,
+        )
+        for event in events
+        if event.self_cpu_memory_usage
+    )
     held = peak = largest = 0
-    for n in nodes:
-        if n.tag == _EventType.Allocation:
-            size = n.extra_fields.alloc_size  # > 0 allocated, < 0 freed
-            held += size
-            peak = max(peak, held)
-            largest = max(largest, size)
-    total_flops = sum(int(event.flops or 0) for event in prof.events())
+    for _, change in changes:
+        held += change
+        peak = max(peak, held)
+        largest = max(largest, change)
+    ops = tuple(event.name for event in events if event.name != "[memory]")
+    total_flops = sum(int(event.flops or 0) for event in events)
     return ForwardProfile(ops=ops, peak_bytes=peak, largest_bytes=largest, flops=total_flops)

@@ -7,7 +7,7 @@ import math
 import torch
 from torch import nn
 
-from mha._checks import check_positive_int
+from mha._checks import check_int, check_probability
 
 
 class Embeddings(nn.Module):
@@ -22,24 +22,37 @@ class Embeddings(nn.Module):
     Args:
         vocab_size: number of rows of the table (ids ``0 … vocab_size-1``).
         d_model: length of each embedding vector.
+        device, dtype: where and in which precision the table is made, as for
+            ``nn.Embedding``.
 
     Shape:
         - ids: ``(batch, seq_len)``, integer.
         - output: ``(batch, seq_len, d_model)``.
     """
 
-    def __init__(self, vocab_size: int, d_model: int):
+    def __init__(
+        self,
+        vocab_size: int,
+        d_model: int,
+        device: torch.device | str | None = None,
+        dtype: torch.dtype | None = None,
+    ):
         super().__init__()
-        check_positive_int("vocab_size", vocab_size)
-        check_positive_int("d_model", d_model)
+        check_int("vocab_size", vocab_size)
+        check_int("d_model", d_model)
         self.vocab_size = vocab_size
         self.d_model = d_model
-        self.lut = nn.Embedding(vocab_size, d_model)  # weight: (vocab_size, d_model)
+        self.lut = nn.Embedding(vocab_size, d_model, device=device, dtype=dtype)
+        # self.lut.weight: (vocab_size, d_model)
         nn.init.normal_(self.lut.weight, mean=0.0, std=d_model**-0.5)
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
-        if (not isinstance(ids, torch.Tensor) or ids.dtype == torch.bool
-                or ids.is_floating_point() or ids.is_complex()):
+        if (
+            not isinstance(ids, torch.Tensor)
+            or ids.dtype == torch.bool
+            or ids.is_floating_point()
+            or ids.is_complex()
+        ):
             got = ids.dtype if isinstance(ids, torch.Tensor) else type(ids).__name__
             raise TypeError(f"ids must be an integer tensor, got {got}")
         if ids.numel() and (ids.min() < 0 or ids.max() >= self.vocab_size):
@@ -50,21 +63,22 @@ class Embeddings(nn.Module):
         return self.lut(ids.long()) * math.sqrt(self.d_model)  # (batch, seq_len, d_model)
 
 
-def sinusoids(max_length: int, d_model: int) -> torch.Tensor:
+def sinusoids(max_length: int, d_model: int, dtype: torch.dtype | None = None) -> torch.Tensor:
     """The positional-encoding table, ``(max_length, d_model)``.
 
     ``PE[pos, 2i] = sin(pos / 10000^(2i/d_model))`` and
-    ``PE[pos, 2i+1] = cos(pos / 10000^(2i/d_model))``.
+    ``PE[pos, 2i+1] = cos(pos / 10000^(2i/d_model))``. Computed in float64,
+    returned in ``dtype`` (by default PyTorch's default dtype).
     """
-    check_positive_int("max_length", max_length)
-    check_positive_int("d_model", d_model)
-    position = torch.arange(max_length, dtype=torch.float32).unsqueeze(1)  # (max_length, 1)
-    two_i = torch.arange(0, d_model, 2, dtype=torch.float32)  # (ceil(d_model/2),)
+    check_int("max_length", max_length)
+    check_int("d_model", d_model)
+    position = torch.arange(max_length, dtype=torch.float64).unsqueeze(1)  # (max_length, 1)
+    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)  # (ceil(d_model/2),)
     angle = position / 10000 ** (two_i / d_model)  # (max_length, ceil(d_model/2))
-    table = torch.zeros(max_length, d_model)  # (max_length, d_model)
+    table = torch.zeros(max_length, d_model, dtype=torch.float64)  # (max_length, d_model)
     table[:, 0::2] = torch.sin(angle)
     table[:, 1::2] = torch.cos(angle[:, : d_model // 2])
-    return table
+    return table.to(dtype or torch.get_default_dtype())
 
 
 class PositionalEncoding(nn.Module):
@@ -75,20 +89,26 @@ class PositionalEncoding(nn.Module):
         dropout: dropout probability applied to the sum (active only in
             training mode).
         max_length: longest sequence the table covers.
+        dtype: precision of the table (by default PyTorch's default dtype).
 
     Shape:
         - x: ``(batch, seq_len, d_model)`` with ``seq_len <= max_length``.
         - output: same shape as ``x``.
     """
 
-    def __init__(self, d_model: int, dropout: float = 0.1, max_length: int = 5000):
+    def __init__(
+        self,
+        d_model: int,
+        dropout: float = 0.1,
+        max_length: int = 5000,
+        dtype: torch.dtype | None = None,
+    ):
         super().__init__()
-        if not 0.0 <= dropout < 1.0:
-            raise ValueError(f"dropout must be a probability in [0, 1), got {dropout}")
+        check_probability("dropout", dropout)
         self.d_model = d_model
         self.max_length = max_length
         self.dropout = nn.Dropout(p=dropout)
-        table = sinusoids(max_length, d_model)  # (max_length, d_model)
+        table = sinusoids(max_length, d_model, dtype)  # (max_length, d_model)
         self.register_buffer("pe", table.unsqueeze(0))  # (1, max_length, d_model)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:

@@ -4,6 +4,12 @@ Every chapter starts with ``ex = running_example()`` so that every chapter
 prints the same numbers. The layers are seeded, in eval mode, and their
 parameters do not require gradients (nothing is trained on this page), so
 printed tensors carry no ``grad_fn``.
+
+The weights are drawn in float32, PyTorch's default, and the example is then
+computed in float64. Processors sum in different orders (AVX-512, AVX2, ARM
+kernels), which changes float32 results in about the seventh digit: enough to
+flip a printed digit now and then. In float64 the differences sit near the
+sixteenth digit, so every number the book prints is the same on every machine.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ N_HEADS = 4
 MAX_LENGTH = 10
 DROPOUT = 0.1
 SEED = 0
+DTYPE = torch.float64
 
 
 @dataclass(frozen=True)
@@ -40,8 +47,9 @@ class RunningExample:
         ids: token ids, LongTensor ``(3, 6)``.
         embed: the :class:`~mha.embedding.Embeddings` table.
         position: the :class:`~mha.embedding.PositionalEncoding`.
-        X: embedded and position-encoded input, ``(3, 6, 8)``.
-        attention: the seeded :class:`~mha.attention.MultiHeadAttention` (eval mode).
+        X: embedded and position-encoded input, ``(3, 6, 8)``, float64.
+        attention: the seeded :class:`~mha.attention.MultiHeadAttention`
+            (eval mode, float64).
     """
 
     sentences: tuple[str, ...]
@@ -72,17 +80,18 @@ def running_example(n_heads: int = N_HEADS, seed: int = SEED) -> RunningExample:
     The attention layer's weights are drawn from their own seed, so they do
     not depend on the vocabulary's size; changing ``n_heads`` keeps the same
     ``Wq, Wk, Wv, Wo`` (their shapes do not depend on it) and only changes how
-    their outputs are cut into heads.
+    their outputs are cut into heads. The weights are drawn in float32 and
+    computed with in float64, whatever PyTorch's default dtype is.
     """
     vocab = Vocab.from_corpus(SENTENCES)
     ids, _ = vocab.encode_batch(SENTENCES)  # (3, 6): every sentence has six tokens
     torch.manual_seed(seed)
-    embed = Embeddings(len(vocab), D_MODEL)
-    position = PositionalEncoding(D_MODEL, dropout=DROPOUT, max_length=MAX_LENGTH)
+    embed = Embeddings(len(vocab), D_MODEL, dtype=torch.float32)
+    position = PositionalEncoding(D_MODEL, dropout=DROPOUT, max_length=MAX_LENGTH, dtype=DTYPE)
     torch.manual_seed(seed + 1)
-    attention = MultiHeadAttention(D_MODEL, n_heads, dropout=DROPOUT)
+    attention = MultiHeadAttention(D_MODEL, n_heads, dropout=DROPOUT, dtype=torch.float32)
     for module in (embed, position, attention):
-        module.eval().requires_grad_(False)
+        module.to(DTYPE).eval().requires_grad_(False)
     X = position(embed(ids))  # (3, 6, 8)
     tokens = [vocab.decode(row) for row in ids]
     return RunningExample(SENTENCES, tokens, vocab, ids, embed, position, X, attention)

@@ -77,8 +77,12 @@ def from_torch(torch_layer: nn.MultiheadAttention) -> MultiHeadAttention:
     wq, wk, wv = torch_layer.in_proj_weight.chunk(3)  # each (d_model, d_model)
     bq, bk, bv = torch_layer.in_proj_bias.chunk(3)  # each (d_model,)
     with torch.no_grad():
-        for linear, w, b in ((layer.Wq, wq, bq), (layer.Wk, wk, bk), (layer.Wv, wv, bv),
-                             (layer.Wo, torch_layer.out_proj.weight, torch_layer.out_proj.bias)):
+        for linear, w, b in (
+            (layer.Wq, wq, bq),
+            (layer.Wk, wk, bk),
+            (layer.Wv, wv, bv),
+            (layer.Wo, torch_layer.out_proj.weight, torch_layer.out_proj.bias),
+        ):
             linear.weight.copy_(w)
             linear.bias.copy_(b)
     layer.requires_grad_(torch_layer.in_proj_weight.requires_grad)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import torch
 
-from mha._checks import check_positive_int
+from mha._checks import check_int
 
 
 def causal_mask(length: int, device: torch.device | str | None = None) -> torch.Tensor:
@@ -29,7 +29,7 @@ def causal_mask(length: int, device: torch.device | str | None = None) -> torch.
     Returns:
         BoolTensor ``(length, length)``, lower triangle (diagonal included) ``True``.
     """
-    check_positive_int("length", length)
+    check_int("length", length)
     return torch.ones(length, length, dtype=torch.bool, device=device).tril()  # (q_len, k_len)
 
 
@@ -77,7 +77,9 @@ def lengths_mask(lengths: torch.Tensor | list[int], k_len: int | None = None) ->
     return (positions[None, :] < lengths[:, None])[:, None, None, :]  # (batch, 1, 1, k_len)
 
 
-def check_mask(mask: torch.Tensor, shape: tuple[int, int, int, int]) -> torch.Tensor:
+def check_mask(
+    mask: torch.Tensor, shape: tuple[int, int, int, int], device: torch.device | None = None
+) -> torch.Tensor:
     """Validate a mask in the package's convention and return it as bool.
 
     Accepted: bool, integer or floating tensors holding only 0 and 1, either
@@ -85,9 +87,15 @@ def check_mask(mask: torch.Tensor, shape: tuple[int, int, int, int]) -> torch.Te
     ``(batch, n_heads, q_len, k_len)``, allowing at least one entry. A 2-D
     mask is always read as ``(q_len, k_len)``: a ``(batch, k_len)`` padding
     mask must be given as ``(batch, 1, 1, k_len)`` (see :func:`padding_mask`).
+    With ``device``, the mask must be on that device (the scores' device).
     """
     if not isinstance(mask, torch.Tensor):
         raise TypeError(f"mask must be a torch.Tensor or None, got {type(mask).__name__}")
+    if device is not None and mask.device != device:
+        raise ValueError(
+            f"mask is on {mask.device} but the scores are on {device}; "
+            "move it with mask.to(scores.device)"
+        )
     if mask.dim() not in (2, 4):
         hint = (
             " A 3-D mask is ambiguous (is the first axis the batch or the heads?): "
@@ -107,14 +115,17 @@ def check_mask(mask: torch.Tensor, shape: tuple[int, int, int, int]) -> torch.Te
         )
     if mask.is_complex():
         raise TypeError(f"mask must be bool, integer or float, got dtype {mask.dtype}")
-    if not ((mask == 0) | (mask == 1)).all():
-        odd = mask[(mask != 0) & (mask != 1)].flatten()[0].item()
-        raise ValueError(
-            "mask must hold only 0/False (blocked) and 1/True (may attend), "
-            f"got the value {odd} (dtype {mask.dtype}). An additive mask of 0 and -inf "
-            "is PyTorch's convention; convert it with `mask == 0`."
-        )
-    allowed = mask if mask.dtype == torch.bool else mask != 0
+    if mask.dtype == torch.bool:
+        allowed = mask
+    else:
+        allowed = mask == 1
+        odd = ~allowed & (mask != 0)  # neither 0 nor 1
+        if odd.any():
+            raise ValueError(
+                "mask must hold only 0/False (blocked) and 1/True (may attend), "
+                f"got the value {mask[odd][0].item()} (dtype {mask.dtype}). An additive mask "
+                "of 0 and -inf is PyTorch's convention; convert it with `mask == 0`."
+            )
     if not allowed.any():
         raise ValueError(
             f"mask blocks every key for every query (all {mask.numel()} entries are 0/False), "
@@ -135,8 +146,11 @@ def to_sdpa_mask(mask: torch.Tensor) -> torch.Tensor:
     return check_mask(mask, full)
 
 
-def to_additive_mask(mask: torch.Tensor, dtype: torch.dtype = torch.float32) -> torch.Tensor:
-    """A float mask to *add* to the scores: 0 where allowed, ``-inf`` where blocked."""
+def to_additive_mask(mask: torch.Tensor, dtype: torch.dtype | None = None) -> torch.Tensor:
+    """A float mask to *add* to the scores: 0 where allowed, ``-inf`` where blocked.
+
+    ``dtype`` must be the scores' dtype; by default PyTorch's default dtype.
+    """
     allowed = to_sdpa_mask(mask)
     additive = torch.zeros(allowed.shape, dtype=dtype, device=allowed.device)
     return additive.masked_fill(~allowed, float("-inf"))

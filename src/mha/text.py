@@ -15,6 +15,8 @@ from collections.abc import Iterable, Sequence
 
 import torch
 
+from mha._checks import check_int
+
 #: The padding token, which fills the end of shorter sentences in a batch (masks block it).
 PAD = "<pad>"
 #: The unknown token, which stands for every word the vocabulary has not seen.
@@ -44,9 +46,7 @@ def tokenize(text: str) -> list[str]:
     kept = "".join(" " if ch.isspace() else ch for ch in text.lower() if not _is_punctuation(ch))
     tokens = [token for token in _WHITESPACE.split(kept) if token]
     if not tokens:
-        raise ValueError(
-            f"text must contain at least one word (letters or digits), got {text!r}"
-        )
+        raise ValueError(f"text must contain at least one word (letters or digits), got {text!r}")
     return tokens
 
 
@@ -109,14 +109,7 @@ class Vocab:
             if ids.dim() != 1:
                 raise ValueError(f"ids must be one-dimensional, got shape {tuple(ids.shape)}")
             ids = ids.tolist()
-        tokens = []
-        for i in ids:
-            if isinstance(i, bool) or not isinstance(i, int):
-                raise TypeError(f"ids must be integers, got {type(i).__name__} {i!r}")
-            if not 0 <= i < len(self):
-                raise ValueError(f"ids must lie in [0, {len(self)}), got {i}")
-            tokens.append(self.itos[i])
-        return tokens
+        return [self.itos[check_int("ids[i]", i, minimum=0, maximum=len(self) - 1)] for i in ids]
 
     def encode_batch(
         self, sentences: Sequence[str], length: int | None = None

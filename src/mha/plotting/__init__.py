@@ -1,0 +1,47 @@
+"""The book's figures, one small function each; every one returns a Figure.
+
+:mod:`mha.plotting.core` holds what they share (the palette, the annotated
+heatmap, :func:`display_attention`, the fingerprint that nbval compares); the
+other modules hold one topic each. Every figure function is also available
+here, as ``mha.plotting.<name>``.
+"""
+
+from mha.plotting.core import CMAP, BookFigure, display_attention, fingerprint, to_png
+from mha.plotting.costs import cost_counts_figure, timing_figure
+from mha.plotting.embeddings import (
+    head_split_figure,
+    positional_encoding_curves,
+    positional_encoding_heatmap,
+    qkv_heatmaps,
+)
+from mha.plotting.masks import mask_figure, mask_panels
+from mha.plotting.pytorch import weights_panels
+from mha.plotting.scores import (
+    merge_heads_figure,
+    softmax_saturation_figure,
+    weighted_values_figure,
+)
+from mha.plotting.tokens import token_grid
+from mha.plotting.training import training_curve
+
+__all__ = [
+    "CMAP",
+    "BookFigure",
+    "cost_counts_figure",
+    "display_attention",
+    "fingerprint",
+    "head_split_figure",
+    "mask_figure",
+    "mask_panels",
+    "merge_heads_figure",
+    "positional_encoding_curves",
+    "positional_encoding_heatmap",
+    "qkv_heatmaps",
+    "softmax_saturation_figure",
+    "timing_figure",
+    "to_png",
+    "token_grid",
+    "training_curve",
+    "weighted_values_figure",
+    "weights_panels",
+]

@@ -1,0 +1,363 @@
+"""What every figure of the book shares: the palette, the annotated heatmap,
+:func:`display_attention`, and the figure's fingerprint.
+
+Figures are ``matplotlib.figure.Figure`` objects made without pyplot, so a
+notebook shows each one once (as the cell's result) and nothing stays open in
+pyplot's global state. The colour map is *cividis*: its lightness rises steadily
+from 0 to 1, so it reads in greyscale and with colour-vision deficiencies.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from collections.abc import Sequence
+
+import numpy
+import torch
+from matplotlib.figure import Figure
+
+from mha._checks import check_int
+
+CMAP = "cividis"
+#: Okabe–Ito colours, distinguishable with every common colour-vision deficiency.
+COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
+#: A marker and a line style for each colour, so that lines also read in greyscale.
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+LINE_STYLES = (
+    "-",
+    "--",
+    ":",
+    "-.",
+    (0, (5, 1, 1, 1)),
+    (0, (1, 1)),
+    (0, (3, 1, 1, 1, 1, 1)),
+    (0, (6, 2)),
+)
+#: Names used on every axis and colour bar of the book.
+QUERY_AXIS = "query (attending)"
+KEY_AXIS = "key (attended to)"
+PROBABILITY = "attention probability"
+
+
+def line_style(i: int) -> dict:
+    """Colour, marker and line style of the ``i``-th line of a figure."""
+    return {
+        "color": COLOURS[i % len(COLOURS)],
+        "marker": MARKERS[i % len(MARKERS)],
+        "linestyle": LINE_STYLES[i % len(LINE_STYLES)],
+    }
+
+
+class BookFigure(Figure):
+    """A matplotlib Figure that shows itself as a PNG in Jupyter without pyplot.
+
+    Its plain-text form is :func:`fingerprint`: what the figure draws, at the
+    precision a reader can see. A notebook stores both forms and nbval
+    compares the text, so a stored picture that no longer matches what the
+    code draws fails validation, while rendering differences between machines
+    (antialiasing, the last bits of a float) do not.
+    """
+
+    def _repr_png_(self) -> bytes:
+        return to_png(self)
+
+    def __repr__(self) -> str:
+        return fingerprint(self)
+
+
+def to_png(fig: Figure, dpi: float | None = None) -> bytes:
+    """The figure as PNG bytes, without metadata."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi, metadata={"Software": None})
+    return buffer.getvalue()
+
+
+def digest(data: bytes | str) -> str:
+    """A short, stable fingerprint of ``data`` (the first 12 hex digits of its SHA-256)."""
+    if isinstance(data, str):
+        data = data.encode()
+    return hashlib.sha256(data).hexdigest()[:12]
+
+
+# --- The fingerprint ---------------------------------------------------------------
+
+
+def _g(values) -> str:
+    """Numbers at three significant digits, the precision of a position on a plot."""
+    return " ".join(f"{float(v):.3g}" for v in numpy.ravel(numpy.asarray(values, dtype=float)))
+
+
+def _image_levels(image) -> str:
+    """An image's values as steps of 1/100 of its colour scale: what the eye can tell apart."""
+    data = numpy.ma.filled(numpy.ma.asarray(image.get_array(), dtype=float), numpy.nan)
+    low, high = image.get_clim()
+    scaled = (data - low) / ((high - low) or 1.0) * 100
+    return " ".join(
+        "nan" if numpy.isnan(v) else str(int(numpy.floor(v + 0.5))) for v in scaled.ravel()
+    )
+
+
+def _texts(artists) -> list[str]:
+    return [t.get_text() for t in artists if t.get_visible() and t.get_text()]
+
+
+def _axes_summary(ax) -> tuple[str, str]:
+    """(a line a person can read, everything drawn) for one axes."""
+    parts = []
+    title = " / ".join(
+        t for t in (ax.get_title("left"), ax.get_title(), ax.get_title("right")) if t
+    )
+    for image in ax.images:
+        rows, cols = image.get_array().shape[:2]
+        low, high = image.get_clim()
+        parts.append(f"image {rows}×{cols} ({image.get_cmap().name}, {low:.3g} to {high:.3g})")
+    lines = [line for line in ax.lines if line.get_visible()]
+    if lines:
+        parts.append(f"{len(lines)} line{'s' * (len(lines) > 1)}")
+    if ax.patches:
+        parts.append(f"{len(ax.patches)} patches")
+    if ax.collections:
+        parts.append(f"{len(ax.collections)} collections")
+    texts = _texts(ax.texts)
+    if texts:
+        parts.append(f"{len(texts)} texts")
+    for name, axis, scale in (("x", ax.xaxis, ax.get_xscale()), ("y", ax.yaxis, ax.get_yscale())):
+        label = axis.get_label().get_text() if axis.get_label().get_visible() else ""
+        ticks = _texts(axis.get_ticklabels())
+        if label or ticks:
+            shown = f"{name} '{label}'" if label else name
+            if scale != "linear":
+                shown += f" ({scale})"
+            parts.append(f"{shown}: {' | '.join(ticks)}" if ticks else shown)
+    legend = ax.get_legend()
+    if legend is not None:
+        parts.append("legend: " + " | ".join(_texts(legend.get_texts())))
+    readable = f"axes '{title}': " + "; ".join(parts) if title else "axes: " + "; ".join(parts)
+
+    drawn = [readable, _g(ax.get_position().bounds), _g(ax.get_xlim()), _g(ax.get_ylim())]
+    drawn += [_image_levels(image) for image in ax.images]
+    for line in lines:
+        drawn.append(
+            f"line {line.get_label()} {line.get_color()} {line.get_linestyle()} "
+            f"{line.get_marker()} {_g(line.get_xdata())} / {_g(line.get_ydata())}"
+        )
+    for patch in ax.patches:
+        corners = patch.get_patch_transform().transform(patch.get_path().vertices)
+        drawn.append(
+            f"{type(patch).__name__} {_g(corners)} {_g(patch.get_facecolor())} {patch.get_hatch()}"
+        )
+    for collection in ax.collections:
+        paths = [path.vertices for path in collection.get_paths()]
+        sizes = collection.get_sizes() if hasattr(collection, "get_sizes") else []
+        drawn.append(
+            f"{type(collection).__name__} {_g(collection.get_offsets())} {_g(sizes)} "
+            f"{' / '.join(_g(v) for v in paths)} {_g(collection.get_facecolors())}"
+        )
+    for text in ax.texts:
+        if text.get_visible() and text.get_text():
+            drawn.append(f"text {text.get_text()!r} {_g(text.get_position())}")
+    return readable, "\n".join(drawn)
+
+
+def fingerprint(fig: Figure) -> str:
+    """What ``fig`` draws, as text: one readable line per axes, and a digest.
+
+    Each axes is summed up by its title, images (size, colour map, scale),
+    lines, patches, texts, axis labels, tick labels and legend. The digest
+    covers all of that plus the data itself, at the precision a reader can
+    see: image values in steps of 1/100 of their colour scale, positions,
+    sizes and line data at three significant digits, and the layout of the
+    axes. Another head count, mask or data changes it; differences in the
+    last bits of a float or in the rendering (antialiasing, the machine's
+    kernels) do not.
+    """
+    fig.draw_without_rendering()  # lays the figure out and makes the tick labels final
+    width, height = (fig.get_size_inches() * fig.dpi).round().astype(int)
+    lines = [f"<Figure {width}×{height} px, {len(fig.axes)} axes"]
+    everything = [lines[0]]
+    for text in _texts(fig.texts):  # the figure's titles and labels
+        lines.append(f" text '{text}'")
+    for legend in fig.legends:
+        lines.append(" legend: " + " | ".join(_texts(legend.get_texts())))
+    everything += lines[1:]
+    for ax in fig.axes:
+        readable, drawn = _axes_summary(ax)
+        lines.append(f" {readable}")
+        everything.append(drawn)
+    lines.append(f" drawn {digest(chr(10).join(everything))}>")
+    return "\n".join(lines)
+
+
+# --- Checks and shared drawing -------------------------------------------------------
+
+
+def as_matrix(name: str, values: object, dims: int) -> torch.Tensor:
+    """``values`` as a detached float64 CPU tensor with ``dims`` dimensions."""
+    if not isinstance(values, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, got {type(values).__name__}")
+    if values.dim() != dims:
+        raise ValueError(f"{name} must be {dims}-D, got shape {tuple(values.shape)}")
+    return values.detach().to("cpu", torch.float64)
+
+
+def check_labels(name: str, labels: Sequence[str], length: int, what: str) -> None:
+    """``labels`` must be a sequence of ``length`` strings labelling ``what``."""
+    if isinstance(labels, str) or not isinstance(labels, Sequence) or len(labels) != length:
+        got = (
+            repr(labels)
+            if isinstance(labels, str) or not isinstance(labels, Sequence)
+            else f"{len(labels)} labels"
+        )
+        raise ValueError(f"{name} must label the {length} {what}, got {got}")
+
+
+def label_axes(
+    ax, query_tokens: Sequence[str], key_tokens: Sequence[str], fontsize: float = 9
+) -> None:
+    """Token labels on the rows (queries) and the columns (keys) of a heatmap."""
+    ax.set_xticks(range(len(key_tokens)), labels=list(key_tokens), rotation=90, fontsize=fontsize)
+    ax.set_yticks(range(len(query_tokens)), labels=list(query_tokens), fontsize=fontsize)
+    ax.tick_params(length=0)
+
+
+def _number(value: float, fmt: str) -> str:
+    text = fmt.format(value)
+    return text[1:] if text.startswith("-") and float(text) == 0 else text  # no "-0.00"
+
+
+def heatmap(
+    ax,
+    matrix: torch.Tensor,
+    vmin: float,
+    vmax: float,
+    *,
+    annotate: bool = False,
+    fmt: str = "{:.2f}",
+    fontsize: float = 7,
+    cmap: str = CMAP,
+):
+    """Draw ``matrix (rows, cols)`` as an image on the colour scale ``[vmin, vmax]``.
+
+    With ``annotate``, each value is printed in its cell, dark on the light half
+    of the scale and white on the dark half; NaN cells are left empty.
+    Returns the image (for a colour bar).
+    """
+    image = ax.imshow(
+        matrix.numpy(), cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto", interpolation="nearest"
+    )
+    if annotate:
+        middle = (vmin + vmax) / 2
+        for i, row in enumerate(matrix.tolist()):
+            for j, value in enumerate(row):
+                if value == value:  # not NaN
+                    ax.text(
+                        j,
+                        i,
+                        _number(value, fmt),
+                        ha="center",
+                        va="center",
+                        fontsize=fontsize,
+                        color="black" if value > middle else "white",
+                    )
+    return image
+
+
+# --- Attention maps ------------------------------------------------------------------
+
+
+def display_attention(
+    query_tokens: Sequence[str],
+    key_tokens: Sequence[str],
+    attention: torch.Tensor,
+    n_heads: int,
+    n_rows: int,
+    n_cols: int,
+    *,
+    annotate: bool | None = None,
+    title: str | None = None,
+    head_size: float = 2.3,
+    dpi: int = 100,
+) -> Figure:
+    """One labelled heatmap per head: rows are queries, columns are keys.
+
+    Args:
+        query_tokens: ``q_len`` labels for the rows.
+        key_tokens: ``k_len`` labels for the columns.
+        attention: ``(n_heads, q_len, k_len)`` probabilities of one sequence,
+            e.g. ``attn_probs[0]``.
+        n_heads: number of heads to draw.
+        n_rows, n_cols: grid of panels; ``n_rows * n_cols`` must equal ``n_heads``.
+        annotate: print each value in its cell; by default only when a map
+            has at most 64 cells.
+        title: a title over the whole figure.
+        head_size: width of one panel in inches (its height follows the
+            ratio q_len / k_len).
+        dpi: resolution of the figure.
+
+    Returns:
+        The ``matplotlib.figure.Figure``, with one axes per head (titled
+        ``head 0``, ``head 1``, …) plus one for the colour bar.
+    """
+    attention = as_matrix("attention", attention, 3)
+    for name, value in (("n_heads", n_heads), ("n_rows", n_rows), ("n_cols", n_cols)):
+        check_int(name, value)
+    if n_rows * n_cols != n_heads:
+        raise ValueError(
+            f"n_rows * n_cols must equal n_heads, got {n_rows} * {n_cols} = "
+            f"{n_rows * n_cols} panels for n_heads={n_heads}"
+        )
+    if attention.size(0) != n_heads:
+        raise ValueError(
+            f"attention must have n_heads={n_heads} maps on its first axis, "
+            f"got shape {tuple(attention.shape)}"
+        )
+    q_len, k_len = attention.shape[1:]
+    if len(query_tokens) != q_len or len(key_tokens) != k_len:
+        raise ValueError(
+            f"query_tokens and key_tokens must label the {q_len} rows and {k_len} columns "
+            f"of attention, got {len(query_tokens)} query and {len(key_tokens)} key tokens"
+        )
+    if annotate is None:
+        annotate = q_len * k_len <= 64
+    # A fixed layout computed from the label lengths (much faster than
+    # matplotlib's constrained layout, which matters for the explorers).
+    char = 0.09  # inches per character of a 9-point tick label, wide ones (<, >, m, w) included
+    left = 0.4 + char * max(len(t) for t in query_tokens)
+    bottom = 0.3 + char * max(len(t) for t in key_tokens)
+    top, gap, bar = 0.35 if title else 0.05, 0.15, 1.0
+    cell_w = head_size
+    cell_h = head_size * q_len / k_len
+    width = left + n_cols * cell_w + (n_cols - 1) * gap + bar
+    height = top + n_rows * (0.3 + cell_h) + (n_rows - 1) * gap + bottom
+    fig = BookFigure(figsize=(width, height), dpi=dpi)
+    for head in range(n_heads):
+        row, col = divmod(head, n_cols)
+        x0 = left + col * (cell_w + gap)
+        y0 = height - top - (row + 1) * (0.3 + cell_h) - row * gap
+        ax = fig.add_axes((x0 / width, y0 / height, cell_w / width, cell_h / height))
+        image = heatmap(ax, attention[head], 0.0, 1.0, annotate=annotate)
+        # The panels share their tokens: label the left column and the bottom
+        # row only (fewer tick objects also make the figure much faster to build).
+        label_axes(ax, query_tokens if col == 0 else [], key_tokens if row == n_rows - 1 else [])
+        ax.set_title(f"head {head}", fontsize=10)
+    bar_ax = fig.add_axes(
+        (
+            (width - bar + 0.15) / width,
+            bottom / height,
+            0.15 / width,
+            (height - top - bottom - 0.3) / height,
+        )
+    )
+    fig.colorbar(image, cax=bar_ax, label=PROBABILITY)
+    if title:
+        fig.suptitle(title, fontsize=11, y=1 - 0.08 / height, va="top")
+    fig.supxlabel(
+        KEY_AXIS,
+        fontsize=9,
+        y=0.02 / height,
+        va="bottom",
+        x=(left + (width - left - bar) / 2) / width,
+    )
+    fig.supylabel(QUERY_AXIS, fontsize=9, x=0.02 / width, ha="left")
+    return fig

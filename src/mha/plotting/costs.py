@@ -1,0 +1,161 @@
+"""Figures of what attention costs: counts and timings against the sequence length."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import torch
+from matplotlib.figure import Figure
+
+from mha._checks import check_number
+from mha.plotting.core import COLOURS, BookFigure, line_style
+
+
+def _lengths(lengths: Sequence[int]) -> list[float]:
+    if isinstance(lengths, (str, bytes)) or not isinstance(lengths, Sequence) or not lengths:
+        raise TypeError(
+            f"lengths must be a non-empty list of sequence lengths, "
+            f"got {type(lengths).__name__} {lengths!r}"
+        )
+    values = [check_number("lengths[i]", value) for value in lengths]
+    if any(b <= a for a, b in zip(values, values[1:], strict=False)):
+        raise ValueError(f"lengths must be strictly increasing, got {list(lengths)!r}")
+    return values
+
+
+def _series(name: str, series: object, n: int) -> dict[str, list[float]]:
+    if not isinstance(series, Mapping) or not series:
+        raise TypeError(
+            f"{name} must be a non-empty dict {{label: values}}, got {type(series).__name__}"
+        )
+    if len(series) > len(COLOURS):
+        raise ValueError(f"{name} can hold at most {len(COLOURS)} lines, got {len(series)}")
+    checked = {}
+    for label, values in series.items():
+        values = values.tolist() if isinstance(values, torch.Tensor) else values
+        if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+            raise TypeError(
+                f"{name}[{label!r}] must be a list of numbers, got {type(values).__name__}"
+            )
+        if len(values) != n:
+            raise ValueError(
+                f"{name}[{label!r}] must hold one value per length ({n}), got {len(values)}"
+            )
+        checked[str(label)] = [check_number(f"{name}[{label!r}][i] (log scale)", v) for v in values]
+    return checked
+
+
+def _panel(
+    ax, lengths: list[float], series: dict[str, list[float]], ylabel: str, title: str
+) -> None:
+    for i, (label, values) in enumerate(series.items()):
+        ax.plot(lengths, values, **line_style(i), linewidth=1.6, markersize=5, label=label)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xticks(lengths, labels=[f"{v:g}" for v in lengths], fontsize=8)
+    ax.minorticks_off()
+    ax.set_xlabel("sequence length L", fontsize=10)
+    ax.set_ylabel(ylabel, fontsize=10)
+    ax.set_title(title, fontsize=10)
+    ax.tick_params(axis="y", labelsize=8)
+    ax.grid(True, which="major", alpha=0.3)
+
+
+def cost_counts_figure(
+    lengths: Sequence[int],
+    memory: dict[str, Sequence[float]],
+    flops: dict[str, Sequence[float]],
+    *,
+    crossover: float | None = None,
+) -> Figure:
+    """Memory and FLOPs against the sequence length, on log–log axes, side by side.
+
+    On log–log axes a count proportional to ``L^k`` is a straight line of
+    slope ``k``: linear growth and quadratic growth are told apart by their slopes.
+
+    Args:
+        lengths: ``n`` increasing sequence lengths ``L`` (the x axis, base 2).
+        memory: ``{label: n byte counts}``, e.g. the attention matrix and the
+            ``(batch, L, d_model)`` activations; drawn in MiB.
+        flops: ``{label: n FLOP counts}``, e.g. the projections and the
+            scores + weighting.
+        crossover: a length to mark with a vertical line on the FLOP panel
+            (where the two FLOP curves cross), or ``None``.
+
+    Returns:
+        A figure with two axes, memory on the left and FLOPs on the right,
+        each with a legend.
+    """
+    xs = _lengths(lengths)
+    memory = _series("memory", memory, len(xs))
+    flops = _series("flops", flops, len(xs))
+    if crossover is not None:
+        check_number("crossover", crossover)
+        if not xs[0] <= crossover <= xs[-1]:
+            raise ValueError(
+                f"crossover must be a length between {xs[0]:g} and {xs[-1]:g}, got {crossover!r}"
+            )
+    fig = BookFigure(figsize=(10.0, 3.9), layout="constrained")
+    left, right = fig.subplots(1, 2)
+    mib = {label: [v / 2**20 for v in values] for label, values in memory.items()}
+    _panel(left, xs, mib, "memory (MiB)", "memory of one tensor")
+    _panel(right, xs, flops, "FLOPs per sequence", "floating-point operations")
+    if crossover is not None:
+        right.axvline(crossover, color="0.35", linestyle=":", linewidth=1.2)
+        right.annotate(
+            f"L = {crossover:g}",
+            (crossover, 0.04),
+            xycoords=("data", "axes fraction"),
+            xytext=(4, 0),
+            textcoords="offset points",
+            fontsize=8,
+            color="0.25",
+        )
+    for ax in (left, right):
+        ax.legend(fontsize=8, loc="upper left")
+    return fig
+
+
+def timing_figure(
+    lengths: Sequence[int],
+    seconds: dict[str, Sequence[float]],
+    *,
+    reference_slope: float = 2.0,
+    title: str | None = None,
+) -> Figure:
+    """Measured forward times against the sequence length, log–log, with a slope line.
+
+    Args:
+        lengths: ``n`` increasing sequence lengths ``L``.
+        seconds: ``{implementation: n median times in seconds}``; drawn in ms.
+        reference_slope: slope of a grey dashed reference line (time ∝
+            ``L^reference_slope``) through the first implementation's value at
+            the longest length; ``2`` is what a cost quadratic in ``L`` gives.
+        title: a title over the axes.
+
+    Returns:
+        The figure, one axes with one line per implementation and the
+        reference line; the legend is below the axes (``fig.legends[0]``).
+    """
+    xs = _lengths(lengths)
+    series = _series("seconds", seconds, len(xs))
+    check_number("reference_slope", reference_slope)
+    fig = BookFigure(figsize=(7.0, 5.0), layout="constrained")
+    ax = fig.subplots()
+    ms = {label: [v * 1000 for v in values] for label, values in series.items()}
+    _panel(ax, xs, ms, "forward time (ms, median)", title or "")
+    anchor = next(iter(ms.values()))[-1]
+    ref = [anchor * (x / xs[-1]) ** reference_slope for x in xs]
+    ax.plot(
+        xs,
+        ref,
+        color="0.5",
+        linestyle=(0, (6, 3)),
+        linewidth=1.2,
+        label=f"$\\propto L^{{{reference_slope:g}}}$ (slope {reference_slope:g})",
+    )
+    low = min(min(v) for v in ms.values())
+    ax.set_ylim(bottom=low / 2)
+    # Below the axes: measured lines can run anywhere inside them.
+    fig.legend(loc="outside lower center", ncols=2, fontsize=8, frameon=False)
+    return fig

@@ -1,0 +1,63 @@
+"""Figures of tokens: a padded batch as a grid."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+
+from mha.plotting.core import BookFigure, as_matrix
+
+
+def token_grid(tokens: Sequence[Sequence[str]], is_token: torch.Tensor) -> Figure:
+    """A padded batch as a grid: one row per sentence, padding shaded and hatched.
+
+    Args:
+        tokens: ``batch`` rows of ``length`` token strings (``<pad>`` included).
+        is_token: BoolTensor ``(batch, length)``, ``True`` on real tokens.
+    """
+    is_token = as_matrix("is_token", is_token, 2).bool()
+    batch, length = is_token.shape
+    if len(tokens) != batch or any(len(row) != length for row in tokens):
+        raise ValueError(
+            f"tokens must be {batch} rows of {length} strings to match is_token, "
+            f"got rows of lengths {[len(row) for row in tokens]}"
+        )
+    fig = BookFigure(figsize=(1.3 * length + 0.8, 0.55 * batch + 0.7), layout="constrained")
+    ax = fig.subplots()
+    for b in range(batch):
+        for t in range(length):
+            real = bool(is_token[b, t])
+            ax.add_patch(
+                Rectangle(
+                    (t, b),
+                    0.94,
+                    0.86,
+                    facecolor="#dbe7f5" if real else "#d9d9d9",
+                    edgecolor="#333333",
+                    hatch=None if real else "///",
+                )
+            )
+            # A padding label sits on a white patch, so the hatching cannot hide it.
+            ax.text(
+                t + 0.47,
+                b + 0.43,
+                tokens[b][t],
+                ha="center",
+                va="center",
+                fontsize=10,
+                color="#111111",
+                bbox=None
+                if real
+                else dict(facecolor="white", edgecolor="none", boxstyle="round,pad=0.2"),
+            )
+    ax.set_xlim(-0.05, length)
+    ax.set_ylim(batch, -0.14)
+    ax.set_xticks([t + 0.47 for t in range(length)], labels=[f"pos {t}" for t in range(length)])
+    ax.set_yticks([b + 0.43 for b in range(batch)], labels=[f"sentence {b}" for b in range(batch)])
+    ax.tick_params(length=0)
+    for side in ax.spines.values():
+        side.set_visible(False)
+    return fig

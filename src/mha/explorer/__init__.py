@@ -18,7 +18,7 @@ from mha.explorer.model import MASKS, WEIGHTS, Settings, sentence_tokens
 from mha.explorer.view import Explorer, live_explorer, static_explorer
 from mha.training import HEAD_COUNTS
 
-__all__ = ["Explorer", "Settings", "attention_explorer"]
+__all__ = ["attention_explorer"]
 
 
 def attention_explorer(

@@ -21,7 +21,7 @@ PANEL_INCHES = {1: 3.0, 2: 2.6, 4: 2.4, 8: 1.9}  # so that each frame fills abou
 
 
 class _Canvas:
-    """A figure from :func:`~mha.plotting.display_attention` kept for redrawing fast.
+    """A figure from :func:`~mha.plotting.core.display_attention` kept for redrawing fast.
 
     Everything but the maps themselves (labels, titles, colour bar) is drawn
     once per set of token labels and kept as a background; a redraw puts the
@@ -91,7 +91,7 @@ def _canvas(n_heads: int, length: int, label_room: int) -> _Canvas:
 
 def frame_png(settings: Settings) -> tuple[bytes, list[str], torch.Tensor]:
     """The attention maps for ``settings`` as a small PNG, drawn by
-    :func:`~mha.plotting.display_attention`; also the tokens and the maps."""
+    :func:`~mha.plotting.core.display_attention`; also the tokens and the maps."""
     tokens, probs = attention_maps(settings)
     room = max(len(t) for t in tokens)
     image = _canvas(settings.n_heads, len(tokens), room).draw(tuple(tokens), probs)

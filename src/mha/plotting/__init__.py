@@ -1,7 +1,7 @@
 """The book's figures, one small function each; every one returns a Figure.
 
 :mod:`mha.plotting.core` holds what they share (the palette, the annotated
-heatmap, :func:`display_attention`, the fingerprint that nbval compares); the
+heatmap, :func:`~mha.plotting.core.display_attention`, the fingerprint that nbval compares); the
 other modules hold one topic each. Every figure function is also available
 here, as ``mha.plotting.<name>``.
 """

@@ -39,6 +39,6 @@ def gen() -> torch.Generator:
 
 
 @pytest.fixture
-def ex() -> mha.RunningExample:
+def ex() -> mha.example.RunningExample:
     """The running example of the book: 3 sentences of 6 tokens, d_model=8, 4 heads."""
     return mha.running_example()

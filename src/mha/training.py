@@ -18,7 +18,6 @@ by equality with a file.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +27,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from mha._checks import check_choice
+from mha._threads import one_thread
 from mha.attention import MultiHeadAttention
 from mha.embedding import Embeddings, PositionalEncoding
 from mha.example import D_MODEL, MAX_LENGTH, SENTENCES
@@ -80,16 +80,6 @@ def previous_word_batch(
     return ids, targets
 
 
-@contextlib.contextmanager
-def _one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(threads)
-
-
 @dataclass
 class TrainingRun:
     """A trained model and how it got there.
@@ -121,7 +111,7 @@ def train_previous_word(
     """
     vocab = Vocab.from_corpus(SENTENCES)
     first_word = vocab.unk_id + 1  # sample real words only: no <pad>, no <unk>
-    with _one_thread(), torch.enable_grad():
+    with one_thread(), torch.enable_grad():
         torch.manual_seed(seed)
         model = PreviousWordModel(len(vocab), D_MODEL, n_heads, dtype=torch.float32)
         generator = torch.Generator().manual_seed(seed + 1)

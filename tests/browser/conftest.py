@@ -151,7 +151,8 @@ def _log_console(log: PageLog, msg) -> None:
 def explorer_pages() -> list[str]:
     """The pages whose notebook builds an attention explorer."""
     return [
-        page for page in toc_pages()
+        page
+        for page in toc_pages()
         if (ROOT / page.replace(".html", ".ipynb")).exists()
         and "attention_explorer(" in (ROOT / page.replace(".html", ".ipynb")).read_text()
     ]

@@ -22,8 +22,11 @@ def public_names() -> list[str]:
             continue
         module = __import__(f"mha.{info.name}", fromlist=["_"])
         for name, obj in vars(module).items():
-            if (not name.startswith("_") and (inspect.isfunction(obj) or inspect.isclass(obj))
-                    and obj.__module__ == module.__name__):
+            if (
+                not name.startswith("_")
+                and (inspect.isfunction(obj) or inspect.isclass(obj))
+                and obj.__module__ == module.__name__
+            ):
                 names.append(f"mha.{info.name}.{name}")
     return names
 
@@ -43,8 +46,11 @@ def test_every_name_exported_by_mha_is_documented(site_dir):
     undocumented = []
     for name in mha.__all__:
         places = {f"mha.{name}", f"module-mha.{name}"}
-        places |= {f"{module}.{name}" for module in modules
-                   if name in vars(__import__(module, fromlist=["_"]))}
+        places |= {
+            f"{module}.{name}"
+            for module in modules
+            if name in vars(__import__(module, fromlist=["_"]))
+        }
         if not places & ids:
             undocumented.append(name)
     assert undocumented == []

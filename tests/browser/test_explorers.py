@@ -31,8 +31,7 @@ def shown(explorer) -> tuple[str, str]:
     """(img src, caption) of the one frame visible in ``explorer``."""
     figures = explorer.locator("figure:visible")
     assert figures.count() == 1, "exactly one frame must be visible"
-    return (figures.locator("img").get_attribute("src"),
-            figures.locator("figcaption").inner_text())
+    return (figures.locator("img").get_attribute("src"), figures.locator("figcaption").inner_text())
 
 
 def control(explorer, kind: str, label: str):
@@ -41,7 +40,8 @@ def control(explorer, kind: str, label: str):
 
 def click(explorer, label: str, value: str) -> None:
     control(explorer, "widget-toggle-buttons", label).get_by_role(
-        "button", name=value, exact=True).click()
+        "button", name=value, exact=True
+    ).click()
 
 
 def choose(explorer, label: str, value: str) -> None:

@@ -84,7 +84,10 @@ def test_code_colours_are_readable(open_page):
     from axe_playwright_python.sync_playwright import Axe
 
     page, _ = open_page("book/01_tokens.html")
-    results = Axe().run(page, context={"include": [[".highlight"]]},
-                        options={"runOnly": {"type": "rule", "values": ["color-contrast"]}})
+    results = Axe().run(
+        page,
+        context={"include": [[".highlight"]]},
+        options={"runOnly": {"type": "rule", "values": ["color-contrast"]}},
+    )
     assert results.response["violations"] == []
     assert results.response["passes"], "axe checked no code at all"

@@ -54,8 +54,9 @@ def test_exactly_one_search_field_is_visible(open_page, width):
     visible = page.locator(".search-button-field:visible, .search-button__button:visible")
     assert visible.count() == 1
     visible.first.click()
-    dialog_input = page.locator(".search-button__search-container input:visible, "
-                                "dialog[open] input[type=search]")
+    dialog_input = page.locator(
+        ".search-button__search-container input:visible, dialog[open] input[type=search]"
+    )
     dialog_input.first.wait_for(timeout=5_000)
 
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from mha._checks import check_choice
 from mha.example import SENTENCES
-from mha.explorer.model import MASKS, WEIGHTS, Settings, sentence_tokens
+from mha.explorer.model import MASKS, WEIGHTS, sentence_tokens
 from mha.explorer.view import Explorer, live_explorer, static_explorer
 from mha.training import HEAD_COUNTS
 

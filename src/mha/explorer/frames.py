@@ -7,17 +7,21 @@ import base64
 import functools
 import html
 import io
+import warnings
 
 import numpy
 import torch
+from matplotlib import font_manager
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.ft2font import FT2Font
 from PIL import Image
 
 from mha.explorer.model import Settings, attention_maps, caption
 from mha.plotting.core import digest, display_attention, label_axes
 
 GRIDS = {1: (1, 1), 2: (1, 2), 4: (2, 2), 8: (2, 4)}  # rows × columns of maps
-PANEL_INCHES = {1: 3.0, 2: 2.6, 4: 2.4, 8: 1.9}  # so that each frame fills about a page's width
+FRAME_INCHES = (7.2, 4.6)  # every frame has this size, whatever the heads and the sentence
+DPI = 100
 
 
 class _Canvas:
@@ -40,8 +44,8 @@ class _Canvas:
             n_rows,
             n_cols,
             annotate=False,
-            head_size=PANEL_INCHES[n_heads],
-            dpi=80,
+            figsize=FRAME_INCHES,
+            dpi=DPI,
         )
         self.canvas = FigureCanvasAgg(self.figure)
         self.images = [ax.images[0] for ax in self.figure.axes if ax.images]
@@ -73,7 +77,11 @@ class _Canvas:
     def draw(self, tokens: tuple[str, ...], attention: torch.Tensor) -> Image.Image:
         """The figure with ``attention (n_heads, L, L)`` drawn in, as a PIL image."""
         if tokens != self.tokens:
-            self._relabel(tokens)
+            with warnings.catch_warnings():
+                # Characters the font cannot draw come out as boxes; the
+                # explorer says so in its message line instead.
+                warnings.filterwarnings("ignore", "Glyph .* missing from font")
+                self._relabel(tokens)
         self.canvas.restore_region(self.background)
         for image, matrix in zip(self.images, attention, strict=True):
             image.set_data(matrix.numpy())
@@ -87,6 +95,18 @@ class _Canvas:
 def _canvas(n_heads: int, length: int, label_room: int) -> _Canvas:
     # Made with placeholder labels of the widest length; real labels are swapped in.
     return _Canvas(n_heads, ("M" * label_room,) * length)
+
+
+@functools.cache
+def _drawable() -> frozenset[int]:
+    """The characters the figures' font has glyphs for."""
+    path = font_manager.findfont(font_manager.FontProperties())
+    return frozenset(FT2Font(path).get_charmap())
+
+
+def missing_glyphs(text: str) -> list[str]:
+    """The characters of ``text`` the figures' font cannot draw, each once."""
+    return list(dict.fromkeys(c for c in text if not c.isspace() and ord(c) not in _drawable()))
 
 
 def frame_png(settings: Settings) -> tuple[bytes, list[str], torch.Tensor]:
@@ -117,9 +137,11 @@ def frame_html(settings: Settings) -> tuple[str, str]:
     text = caption(settings, tokens)
     alt = f"Attention maps, one per head, rows are query tokens and columns key tokens: {text}"
     data = base64.b64encode(png).decode("ascii")
+    width, height = (round(inches * DPI) for inches in FRAME_INCHES)
     page = (
-        f'<figure style="margin:0"><img src="data:image/png;base64,{data}" '
+        f'<figure class="mha-frame" style="margin:0">'
+        f'<img src="data:image/png;base64,{data}" width="{width}" height="{height}" '
         f'alt="{html.escape(alt)}" style="max-width:100%;height:auto">'
-        f'<figcaption style="font-size:0.9em">{html.escape(text)}</figcaption></figure>'
+        f"<figcaption>{html.escape(text)}</figcaption></figure>"
     )
     return page, digest(frame_content(text, tokens, probs))

@@ -3,12 +3,14 @@ attention maps and a caption. No widgets here (see :mod:`mha.explorer.view`)."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
 
 from mha._checks import check_choice, check_int
+from mha._threads import one_thread
 from mha.example import D_MODEL, DTYPE, MAX_LENGTH, SENTENCES, running_example
 from mha.masks import causal_mask, padding_mask
 from mha.text import PAD, tokenize
@@ -58,9 +60,16 @@ def sentence_tokens(sentence: str) -> list[str]:
     return tokens
 
 
+@functools.cache
+def _layers(n_heads: int, weights: str):
+    """The running example and, for trained weights, the shipped model (both float64)."""
+    model = trained_model(n_heads, DTYPE) if weights == "trained" else None
+    return running_example(n_heads), model
+
+
 def attention_maps(settings: Settings) -> tuple[list[str], torch.Tensor]:
     """The tokens shown (with ``<pad>``) and the attention ``(n_heads, L, L)`` for ``settings``."""
-    ex = running_example(settings.n_heads)
+    ex, model = _layers(settings.n_heads, settings.weights)
     tokens = sentence_tokens(settings.sentence)
     n_pad = min(settings.n_pad, len(tokens) - 1) if settings.mask == "padding" else 0
     tokens = tokens[: len(tokens) - n_pad] + [PAD] * n_pad
@@ -70,9 +79,9 @@ def attention_maps(settings: Settings) -> tuple[list[str], torch.Tensor]:
         mask = causal_mask(len(tokens))  # (L, L)
     elif settings.mask == "padding":
         mask = padding_mask(ids, ex.vocab.pad_id)  # (1, 1, 1, L)
-    with torch.no_grad():
-        if settings.weights == "trained":
-            _, probs = trained_model(settings.n_heads, DTYPE)(ids, mask)  # (1, n_heads, L, L)
+    with torch.no_grad(), one_thread():
+        if model is not None:
+            _, probs = model(ids, mask)  # (1, n_heads, L, L)
         else:
             X = ex.position(ex.embed(ids))  # (1, L, d_model)
             _, probs = ex.attention(X, X, X, mask)  # (1, n_heads, L, L)

@@ -9,14 +9,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import html
+import warnings
 from dataclasses import replace
 
 import ipywidgets as widgets
 
 from mha.example import running_example
-from mha.explorer.frames import frame_html
+from mha.explorer.frames import frame_html, missing_glyphs
 from mha.explorer.model import MAX_PAD, Settings, sentence_tokens
 from mha.plotting.core import digest
 from mha.text import tokenize
@@ -78,8 +80,11 @@ class Explorer(widgets.VBox):
         )
 
 
-def _controls(sentences, head_counts, masks, weights, initial: Settings) -> dict:
-    """The controls that have more than one option, by setting name."""
+def _controls(
+    sentences, head_counts, masks, weights, initial: Settings, always_sentence: bool = False
+) -> dict:
+    """The controls that have more than one option (and the sentence drop-down
+    with ``always_sentence``), by setting name."""
     style = {"description_width": "initial"}
     controls = {}
     if len(weights) > 1:
@@ -89,7 +94,7 @@ def _controls(sentences, head_counts, masks, weights, initial: Settings) -> dict
             description="Weights:",
             style=style,
         )
-    if len(sentences) > 1:
+    if len(sentences) > 1 or always_sentence:
         controls["sentence"] = widgets.Dropdown(
             options=list(sentences),
             index=sentences.index(initial.sentence),
@@ -191,13 +196,23 @@ def static_explorer(sentences, head_counts, masks, weights) -> Explorer:
 
 
 def live_explorer(sentences, head_counts, masks, weights) -> Explorer:
-    """Every change recomputes with the real layer; also takes a typed sentence."""
+    """Every change recomputes with the real layer; also takes a typed sentence.
+
+    The sentence drop-down always names the sentence shown: a typed sentence
+    joins it as a "your sentence" entry (the text box holds it while it is
+    shown), choosing a listed sentence empties the box, and emptying the box
+    goes back to the last listed sentence chosen. Text the explorer cannot
+    show gets a message and changes nothing.
+    """
     initial = _first_settings(sentences, head_counts, masks, weights)
-    controls = _controls(sentences, head_counts, masks, weights, initial)
+    controls = _controls(sentences, head_counts, masks, weights, initial, always_sentence=True)
+    sentence = controls["sentence"]
     text = widgets.Text(
-        placeholder="Type a sentence of your own and press Enter",
+        placeholder="type a sentence of your own and press Enter",
+        description="Or type:",
         continuous_update=False,
-        layout=widgets.Layout(width="30em"),
+        style={"description_width": "initial"},
+        layout=widgets.Layout(width="36em", max_width="100%"),
     )
     message = widgets.HTML("")
     page, fingerprint = frame_html(initial)
@@ -214,43 +229,97 @@ def live_explorer(sentences, head_counts, masks, weights) -> Explorer:
         message,
         view,
     )
+    listed = list(sentences)
+    chosen = [initial.sentence]  # the last listed sentence chosen
+    handlers = {}
 
     def show(settings: Settings) -> None:
         try:
-            view.value, explorer.fingerprints[0] = frame_html(settings)
+            page, fingerprint = frame_html(settings)
         except ValueError as error:
             message.value = _message(str(error))
             return
+        message.value = _message(_notes(settings.sentence))
+        view.value, explorer.fingerprints[0] = page, fingerprint
         explorer.settings = settings
-        unknown = [t for t in tokenize(settings.sentence) if t not in running_example().vocab]
-        message.value = (
-            _message(f"not in the vocabulary, shown as <unk>: {', '.join(unknown)}")
-            if unknown
-            else ""
-        )
+
+    def select(value: str, typed: str | None) -> None:
+        """Show ``value`` in the sentence drop-down, with ``typed`` as an extra entry."""
+        options = [(s, s) for s in listed]
+        if typed is not None and typed not in listed:
+            options.append((f"your sentence: {typed}", typed))
+        with _quiet(sentence, handlers["sentence"]):
+            sentence.options = options
+            sentence.value = value
 
     def on_control(change, name) -> None:
         if name == "sentence":
-            with _quiet(text, on_text):
-                text.value = ""  # the drop-down's sentence replaces a typed one
+            if change["new"] in listed:
+                chosen[0] = change["new"]
+            with _quiet(text, on_text):  # the box holds the typed sentence, if that is shown
+                text.value = "" if change["new"] in listed else change["new"]
         show(replace(explorer.settings, **{name: change["new"]}))
 
     def on_text(change) -> None:
-        typed = change["new"]
-        if not typed.strip():
-            message.value = _message("type at least one word")
+        typed = change["new"].strip()
+        if not typed:  # the box was cleared: back to the sentence chosen above
+            select(chosen[0], None)
+            show(replace(explorer.settings, sentence=chosen[0]))
             return
         try:
             sentence_tokens(typed)
         except ValueError as error:
-            message.value = _message(str(error))
+            message.value = _message(f"{error}; the figure still shows the sentence above")
             return
+        select(typed, typed)
         show(replace(explorer.settings, sentence=typed))
 
+    def on_enter(_widget) -> None:
+        def if_still_empty() -> None:
+            if not text.value.strip():
+                message.value = _message(
+                    "the box is empty: type a sentence, then press Enter "
+                    "(the figure shows the sentence chosen above)"
+                )
+
+        # The browser sends this event just before the box's new text, if
+        # any: look at the box once that text has had time to arrive.
+        _soon(if_still_empty)
+
     for name, control in controls.items():
-        control.observe(lambda change, name=name: on_control(change, name), names="value")
+        handlers[name] = lambda change, name=name: on_control(change, name)
+        control.observe(handlers[name], names="value")
     text.observe(on_text, names="value")
+    # Enter on a box whose text has not changed sends no new value, only this
+    # event; ipywidgets marks on_submit as deprecated in favour of observing
+    # the value, which cannot see that case.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        text.on_submit(on_enter)
     return explorer
+
+
+def _soon(callback, seconds: float = 0.2) -> None:
+    """Call ``callback`` after ``seconds`` on the kernel's event loop (at once
+    outside a kernel)."""
+    try:
+        asyncio.get_running_loop().call_later(seconds, callback)
+    except RuntimeError:  # no running event loop
+        callback()
+
+
+def _notes(sentence: str) -> str:
+    """What a reader should know about a sentence the figure shows: words the
+    vocabulary lacks (shown as <unk>), characters the figure's font cannot draw."""
+    vocab = running_example().vocab
+    notes = []
+    unknown = list(dict.fromkeys(t for t in tokenize(sentence) if t not in vocab))
+    if unknown:
+        notes.append(f"not in the vocabulary, shown as <unk>: {', '.join(unknown)}")
+    missing = missing_glyphs(" ".join(tokenize(sentence)))
+    if missing:
+        notes.append(f"the figure's font cannot draw {' '.join(missing)} (shown as boxes)")
+    return "; ".join(notes)
 
 
 @contextlib.contextmanager
@@ -264,7 +333,9 @@ def _quiet(widget: widgets.Widget, handler):
 
 
 def _message(text: str) -> str:
-    return f'<p role="status" style="color:#8a3b00;margin:2px 0">{html.escape(text)}</p>'
+    if not text:
+        return ""
+    return f'<p class="mha-message" role="status" style="margin:2px 0">{html.escape(text)}</p>'
 
 
 def leaves(widget: widgets.Widget) -> list[widgets.Widget]:

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 import numpy
 import torch
+from matplotlib.colors import PowerNorm
 from matplotlib.figure import Figure
 
 from mha._checks import check_int
@@ -111,7 +112,10 @@ def _axes_summary(ax) -> tuple[str, str]:
     for image in ax.images:
         rows, cols = image.get_array().shape[:2]
         low, high = image.get_clim()
-        parts.append(f"image {rows}×{cols} ({image.get_cmap().name}, {low:.3g} to {high:.3g})")
+        scale = "square-root scale" if isinstance(image.norm, PowerNorm) else "linear scale"
+        parts.append(
+            f"image {rows}×{cols} ({image.get_cmap().name}, {low:.3g} to {high:.3g}, {scale})"
+        )
     lines = [line for line in ax.lines if line.get_visible()]
     if lines:
         parts.append(f"{len(lines)} line{'s' * (len(lines) > 1)}")
@@ -234,23 +238,24 @@ def heatmap(
     *,
     annotate: bool = False,
     fmt: str = "{:.2f}",
-    fontsize: float = 7,
+    fontsize: float = 8,
     cmap: str = CMAP,
+    norm=None,
 ):
-    """Draw ``matrix (rows, cols)`` as an image on the colour scale ``[vmin, vmax]``.
+    """Draw ``matrix (rows, cols)`` as an image on the colour scale ``[vmin, vmax]``
+    (or ``norm``, a matplotlib normalisation that holds its own limits).
 
     With ``annotate``, each value is printed in its cell, dark on the light half
-    of the scale and white on the dark half; NaN cells are left empty.
+    of the colour map and white on the dark half; NaN cells are left empty.
     Returns the image (for a colour bar).
     """
-    image = ax.imshow(
-        matrix.numpy(), cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto", interpolation="nearest"
-    )
+    scale = {"norm": norm} if norm is not None else {"vmin": vmin, "vmax": vmax}
+    image = ax.imshow(matrix.numpy(), cmap=cmap, aspect="auto", interpolation="nearest", **scale)
     if annotate:
-        middle = (vmin + vmax) / 2
         for i, row in enumerate(matrix.tolist()):
             for j, value in enumerate(row):
                 if value == value:  # not NaN
+                    light = float(image.norm(value)) > 0.5
                     ax.text(
                         j,
                         i,
@@ -258,9 +263,22 @@ def heatmap(
                         ha="center",
                         va="center",
                         fontsize=fontsize,
-                        color="black" if value > middle else "white",
+                        color="black" if light else "white",
                     )
     return image
+
+
+def probability_scale():
+    """The colour scale of every attention map in the book: 0 to 1, square root.
+
+    Random weights give probabilities around 1/k_len (0.1 to 0.3); on a linear
+    scale they all look the same dark blue. The square root spreads the small
+    values (0.1 is a third of the way up the colour map) and keeps 1 at the top.
+    """
+    return PowerNorm(0.5, vmin=0.0, vmax=1.0)
+
+
+PROBABILITY_TICKS = (0.0, 0.05, 0.2, 0.4, 0.6, 0.8, 1.0)
 
 
 # --- Attention maps ------------------------------------------------------------------
@@ -277,9 +295,13 @@ def display_attention(
     annotate: bool | None = None,
     title: str | None = None,
     head_size: float = 2.3,
+    figsize: tuple[float, float] | None = None,
     dpi: int = 100,
 ) -> Figure:
     """One labelled heatmap per head: rows are queries, columns are keys.
+
+    The colour scale runs from 0 to 1 on a square-root scale
+    (:func:`probability_scale`), the same in every figure of the book.
 
     Args:
         query_tokens: ``q_len`` labels for the rows.
@@ -293,6 +315,9 @@ def display_attention(
         title: a title over the whole figure.
         head_size: width of one panel in inches (its height follows the
             ratio q_len / k_len).
+        figsize: ``(width, height)`` in inches: fit the panels into a figure
+            of this size instead (as large as fit, centred), so that figures of
+            different head counts have one size. ``head_size`` is then ignored.
         dpi: resolution of the figure.
 
     Returns:
@@ -323,41 +348,55 @@ def display_attention(
     # A fixed layout computed from the label lengths (much faster than
     # matplotlib's constrained layout, which matters for the explorers).
     char = 0.09  # inches per character of a 9-point tick label, wide ones (<, >, m, w) included
-    left = 0.4 + char * max(len(t) for t in query_tokens)
-    bottom = 0.3 + char * max(len(t) for t in key_tokens)
-    top, gap, bar = 0.35 if title else 0.05, 0.15, 1.0
-    cell_w = head_size
-    cell_h = head_size * q_len / k_len
-    width = left + n_cols * cell_w + (n_cols - 1) * gap + bar
-    height = top + n_rows * (0.3 + cell_h) + (n_rows - 1) * gap + bottom
+    left = 0.45 + char * max(len(t) for t in query_tokens)
+    bottom = 0.35 + char * max(len(t) for t in key_tokens)
+    top, gap, bar, head_title = 0.35 if title else 0.05, 0.15, 1.0, 0.3
+    if figsize is None:
+        cell_w = head_size
+        width = left + n_cols * cell_w + (n_cols - 1) * gap + bar
+        height = top + n_rows * (head_title + cell_w * q_len / k_len) + (n_rows - 1) * gap + bottom
+    else:
+        width, height = figsize
+        room_w = (width - left - bar - (n_cols - 1) * gap) / n_cols
+        room_h = (height - top - bottom - n_rows * head_title - (n_rows - 1) * gap) / n_rows
+        cell_w = min(room_w, room_h * k_len / q_len)
+    cell_h = cell_w * q_len / k_len
+    grid_w = n_cols * cell_w + (n_cols - 1) * gap
+    grid_h = n_rows * (head_title + cell_h) + (n_rows - 1) * gap
+    # Centre the panels and their labels in whatever room is left over.
+    x_pad = (width - left - grid_w - bar) / 2
+    y_pad = (height - top - grid_h - bottom) / 2
+    left, top, bottom = left + x_pad, top + y_pad, bottom + y_pad
     fig = BookFigure(figsize=(width, height), dpi=dpi)
     for head in range(n_heads):
         row, col = divmod(head, n_cols)
         x0 = left + col * (cell_w + gap)
-        y0 = height - top - (row + 1) * (0.3 + cell_h) - row * gap
+        y0 = height - top - (row + 1) * (head_title + cell_h) - row * gap
         ax = fig.add_axes((x0 / width, y0 / height, cell_w / width, cell_h / height))
-        image = heatmap(ax, attention[head], 0.0, 1.0, annotate=annotate)
+        image = heatmap(ax, attention[head], 0.0, 1.0, annotate=annotate, norm=probability_scale())
         # The panels share their tokens: label the left column and the bottom
         # row only (fewer tick objects also make the figure much faster to build).
         label_axes(ax, query_tokens if col == 0 else [], key_tokens if row == n_rows - 1 else [])
         ax.set_title(f"head {head}", fontsize=10)
     bar_ax = fig.add_axes(
         (
-            (width - bar + 0.15) / width,
+            (left + grid_w + 0.2) / width,
             bottom / height,
             0.15 / width,
-            (height - top - bottom - 0.3) / height,
+            (grid_h - head_title) / height,
         )
     )
-    fig.colorbar(image, cax=bar_ax, label=PROBABILITY)
+    fig.colorbar(image, cax=bar_ax, label=f"{PROBABILITY} (√ scale)", ticks=list(PROBABILITY_TICKS))
     if title:
-        fig.suptitle(title, fontsize=11, y=1 - 0.08 / height, va="top")
+        fig.suptitle(title, fontsize=11, y=1 - (top - 0.3) / height, va="top")
     fig.supxlabel(
-        KEY_AXIS,
-        fontsize=9,
-        y=0.02 / height,
-        va="bottom",
-        x=(left + (width - left - bar) / 2) / width,
+        KEY_AXIS, fontsize=9, y=(y_pad + 0.02) / height, va="bottom", x=(left + grid_w / 2) / width
     )
-    fig.supylabel(QUERY_AXIS, fontsize=9, x=0.02 / width, ha="left")
+    fig.supylabel(
+        QUERY_AXIS,
+        fontsize=9,
+        x=(x_pad + 0.02) / width,
+        ha="left",
+        y=(bottom + grid_h / 2) / height,
+    )
     return fig

@@ -1,0 +1,219 @@
+"""Driving the live explorer in a real JupyterLab, for a test and a benchmark.
+
+:func:`jupyterlab` starts JupyterLab as ``make lab`` does, on copies of the
+chapters in a temporary folder (with its own configuration, settings and
+runtime folders, so nothing is written into the repository or the home
+folder), and stops it afterwards. :class:`LiveExplorer` finds the explorer in
+a notebook that has run, moves its controls like a reader, and reports how
+long each change took to show a new picture in the page.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+# The time from a reader's action (the input event) to the new picture in the
+# page: a capture-phase listener notes each click, change and key press, and a
+# MutationObserver notes when the frame's image changes.
+WATCH_JS = """(root) => {
+    window.__mha = {event: 0, shown: []};
+    for (const type of ['mousedown', 'change', 'keydown']) {
+        root.addEventListener(type, e => { window.__mha.event = performance.now(); }, true);
+    }
+    new MutationObserver(() => window.__mha.shown.push(performance.now()))
+        .observe(root, {subtree: true, attributes: true, attributeFilter: ['src'],
+                        childList: true});
+}"""
+
+
+SETTINGS = {
+    "@jupyterlab/notebook-extension/tracker": {"windowingMode": "none"},
+    "@jupyterlab/apputils-extension/notification": {"fetchNews": "false"},
+}
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@contextlib.contextmanager
+def jupyterlab(notebooks: list[Path], timeout: float = 60) -> Iterator[tuple[str, str]]:
+    """JupyterLab serving copies of ``notebooks``: yields ``(base_url, token)``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root, home = Path(tmp) / "book", Path(tmp) / "jupyter"
+        root.mkdir()
+        for notebook in notebooks:
+            shutil.copy(notebook, root / notebook.name)
+        env = {
+            **os.environ,
+            "MPLBACKEND": "Agg",
+            "JUPYTER_CONFIG_DIR": str(home / "config"),
+            "JUPYTER_DATA_DIR": str(home / "data"),
+            "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
+            "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
+            "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"),
+            "IPYTHONDIR": str(home / "ipython"),
+        }
+        env.pop("MHA_EXPLORER", None)  # a reader's kernel: the live explorer
+        # Every cell rendered (not only those in view), and no question about news.
+        for plugin, settings in SETTINGS.items():
+            path = home / "settings" / f"{plugin}.jupyterlab-settings"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(settings))
+        port, token = _free_port(), secrets.token_hex(16)
+        server = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "jupyterlab",
+                "--no-browser",
+                "--allow-root",
+                "--ip=127.0.0.1",
+                f"--port={port}",
+                f"--ServerApp.root_dir={root}",
+                f"--IdentityProvider.token={token}",
+                "--LabApp.news_url=",
+                "--LabApp.extension_manager=readonly",
+                "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            ],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        base = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + timeout
+            while True:
+                try:
+                    urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2)
+                    break
+                except OSError:
+                    if server.poll() is not None or time.monotonic() > deadline:
+                        raise RuntimeError("JupyterLab did not start") from None
+                    time.sleep(0.2)
+            yield base, token
+        finally:
+            server.terminate()
+            try:
+                server.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                server.kill()
+
+
+def open_notebook(page, base: str, token: str, name: str) -> None:
+    """Open notebook ``name`` and wait until its kernel is idle."""
+    page.goto(f"{base}/lab/tree/{name}?token={token}")
+    page.wait_for_selector(".jp-Notebook", timeout=60_000)
+    page.wait_for_selector(
+        ".jp-Notebook-ExecutionIndicator[data-status='idle'], .jp-Toolbar-kernelStatus",
+        timeout=60_000,
+    )
+
+
+def run_all(page, timeout_ms: int = 180_000) -> None:
+    """Run every cell (Run → Run All Cells) and wait until every cell has run."""
+    prompts = "[...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')]"
+    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+    page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+    # Queued and running cells show [*]; the stored outputs' numbers do not count.
+    page.wait_for_function(
+        f"() => {prompts}.some(p => p.textContent.includes('*'))", timeout=timeout_ms
+    )
+    page.wait_for_function(
+        f"() => !{prompts}.some(p => p.textContent.includes('*'))", timeout=timeout_ms
+    )
+
+
+class LiveExplorer:
+    """The live explorer of a notebook that has run, driven like a reader."""
+
+    def __init__(self, page, timeout_ms: int = 30_000):
+        self.page = page
+        self.timeout_ms = timeout_ms
+        self.root = page.locator(".jp-OutputArea-output .widget-vbox:has(figure.mha-frame)").first
+        self.root.wait_for(timeout=timeout_ms)
+        self.root.scroll_into_view_if_needed()
+        self.root.evaluate(WATCH_JS)
+
+    def caption(self) -> str:
+        return self.root.locator("figure.mha-frame figcaption").text_content()
+
+    def image(self) -> str:
+        return self.root.locator("figure.mha-frame img").get_attribute("src")
+
+    def message(self) -> str:
+        return (
+            self.root.locator(".mha-message").all_inner_texts()[0]
+            if self.root.locator(".mha-message").count()
+            else ""
+        )
+
+    def sentence_shown(self) -> str:
+        """The label of the sentence drop-down's selected option."""
+        select = self.root.locator(".widget-dropdown select")
+        label = select.evaluate("s => s.options[s.selectedIndex].textContent")
+        return label.replace("\xa0", " ")  # the drop-down shows spaces as no-break spaces
+
+    def _control(self, kind: str, label: str):
+        return self.root.locator(f".{kind}", has=self.page.locator("label", has_text=label))
+
+    def _wait_for_new_frame(self, before: str) -> float:
+        """Wait until the picture changes; return the milliseconds since the last event."""
+        self.page.wait_for_function(
+            "([root, before]) => root.querySelector('figure.mha-frame img').src !== before",
+            arg=[self.root.element_handle(), before],
+            timeout=self.timeout_ms,
+        )
+        return self.page.evaluate(
+            "() => window.__mha.shown[window.__mha.shown.length - 1] - window.__mha.event"
+        )
+
+    def act(self, action, expect_new_frame: bool = True) -> float | None:
+        """Do ``action()``; with ``expect_new_frame``, wait for the new picture and
+        return the latency in milliseconds."""
+        before = self.image()
+        action()
+        if not expect_new_frame:
+            self.page.wait_for_timeout(300)  # give a wrong redraw the time to happen
+            return None
+        return self._wait_for_new_frame(before)
+
+    def click(self, label: str, value: str) -> float | None:
+        buttons = self._control("widget-toggle-buttons", label)
+        return self.act(lambda: buttons.get_by_role("button", name=value, exact=True).click())
+
+    def choose(self, text: str) -> float | None:
+        select = self.root.locator(".widget-dropdown select")
+        return self.act(lambda: select.select_option(label=text))
+
+    def slide(self, label: str, key: str) -> float | None:
+        """Press ``key`` (``Home``, ``End``, ``ArrowLeft``, ``ArrowRight``) on a slider,
+        as a reader without a mouse would: one change of its value."""
+        handle = self._control("widget-hslider", label).locator(".noUi-handle")
+        return self.act(lambda: (handle.focus(), handle.press(key)))
+
+    def slider_visible(self, label: str) -> bool:
+        return self._control("widget-hslider", label).is_visible()
+
+    def type(self, text: str, expect_new_frame: bool = True) -> float | None:
+        box = self.root.locator(".widget-text input")
+
+        def enter():
+            box.fill(text)
+            box.press("Enter")
+
+        return self.act(enter, expect_new_frame)

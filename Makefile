@@ -71,7 +71,8 @@ unit: $(STAMP)
 # workers (one per core), each chapter's cells in order on one of them.
 nbval: $(STAMP)
 	$(KERNELS) $(STATIC) $(BIN)/python -m pytest -q -p no:cacheprovider -n 2 --dist loadfile \
-	  --nbval --nbval-current-env $(NOTEBOOKS)
+	  --nbval --nbval-current-env \
+	  --nbval-sanitize-with tests/nbval_sanitize.cfg $(NOTEBOOKS)
 
 # The site rendered from the stored outputs, without executing anything. In
 # `make test` it runs right after nbval has executed every chapter and found

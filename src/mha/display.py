@@ -69,6 +69,11 @@ def html_table(header: Sequence[object], rows: Sequence[Sequence[object]]) -> wi
 class StaticChoice(widgets.VBox):
     """A drop-down that switches between precomputed panels, with no kernel needed."""
 
+    def _repr_mimebundle_(self, **kwargs) -> dict:
+        bundle = super()._repr_mimebundle_(**kwargs)
+        bundle["text/plain"] = repr(self)  # whole: ipywidgets cuts it at 110 characters
+        return bundle
+
     def __repr__(self) -> str:
         dropdown, stack = self.children
         panels = "".join(getattr(panel, "value", repr(panel)) for panel in stack.children)

@@ -23,6 +23,7 @@ from mha.explorer.model import MAX_PAD, Settings, sentence_tokens
 from mha.plotting.core import digest
 from mha.text import tokenize
 
+LABEL_WIDTH = "8em"  # room for the longest label, "Padding tokens:"
 SETTING_NAMES = {
     "weights": "weights",
     "sentence": "sentence",
@@ -66,18 +67,30 @@ class Explorer(widgets.VBox):
         self.settings = settings
         self.text, self.message, self.view = text, message, view
 
+    def _repr_mimebundle_(self, **kwargs) -> dict:
+        # Besides the widget: the first frame as plain HTML, which JupyterLab
+        # (before the cell has run), GitHub and nbviewer show in its place.
+        bundle = super()._repr_mimebundle_(**kwargs)
+        first = next(w for w in leaves(self.children[-1]) if isinstance(w, widgets.HTML))
+        bundle["text/html"] = f'{first.value}<p class="mha-message">{html.escape(self._note())}</p>'
+        bundle["text/plain"] = repr(self)  # whole: ipywidgets cuts it at 110 characters
+        return bundle
+
+    def _note(self) -> str:
+        settings = ", ".join(SETTING_NAMES[name] for name in self.controls)
+        return (
+            f"Run this cell to use the attention explorer here (controls: {settings or 'none'}); "
+            "on the book's web page it works without running anything."
+        )
+
     def __repr__(self) -> str:
         # What GitHub, nbviewer and a notebook that has not run yet show in
         # place of the widget; the fingerprint of the frames makes a stored
         # notebook's text change whenever a frame would, so nbval catches
         # stale widget state.
-        settings = ", ".join(SETTING_NAMES[name] for name in self.controls)
-        return (
-            f"Attention explorer ({len(self.fingerprints)} "
-            f"view{'s' * (len(self.fingerprints) > 1)}; controls: {settings or 'none'}). "
-            "Run this cell in Jupyter to use it; on the book's web page it works as is. "
-            f"[content {digest(''.join(self.fingerprints))}]"
-        )
+        views = len(self.fingerprints)
+        content = digest("".join(self.fingerprints))
+        return f"{self._note()} [{views} view{'s' * (views > 1)}, content {content}]"
 
 
 def _controls(
@@ -85,7 +98,7 @@ def _controls(
 ) -> dict:
     """The controls that have more than one option (and the sentence drop-down
     with ``always_sentence``), by setting name."""
-    style = {"description_width": "initial"}
+    style = {"description_width": LABEL_WIDTH}  # every control starts at one x
     controls = {}
     if len(weights) > 1:
         controls["weights"] = widgets.ToggleButtons(
@@ -211,7 +224,7 @@ def live_explorer(sentences, head_counts, masks, weights) -> Explorer:
         placeholder="type a sentence of your own and press Enter",
         description="Or type:",
         continuous_update=False,
-        style={"description_width": "initial"},
+        style={"description_width": LABEL_WIDTH},
         layout=widgets.Layout(width="36em", max_width="100%"),
     )
     message = widgets.HTML("")

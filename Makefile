@@ -18,7 +18,7 @@ CHROMIUM  ?= /usr/bin/chromium
 HOST      ?= 127.0.0.1
 PORT      ?= 8000
 
-.PHONY: help book site test lint unit nbval browser execute lab serve bench lock weights clean
+.PHONY: help book site test lint unit nbval browser execute lab serve bench lock weights clean setup-cell
 
 help:
 	@echo "make book    execute the chapters and build the site into _build/html (strict)"
@@ -28,6 +28,7 @@ help:
 	@echo "make serve   serve _build/html on http://$(HOST):$(PORT)/"
 	@echo "make bench   run the benchmarks, write benchmarks/RESULTS.md"
 	@echo "make lock    re-pin every transitive dependency into constraints.txt"
+	@echo "make setup-cell  write the set-up cell into every chapter (after changing its template)"
 
 $(STAMP): requirements.txt constraints.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -74,6 +75,12 @@ nbval: $(STAMP)
 site: $(STAMP)
 	$(BIN)/python scripts/book_config.py _build/_config.site.yml --stored-outputs
 	$(STATIC) $(BIN)/jupyter-book build . --config _build/_config.site.yml -W -n --keep-going $(REBUILD_ALL)
+
+# Write the set-up cell (scripts/setup_cell_template.py, with the repository's
+# address from _config.yml) into the first code cell of every chapter: after
+# changing either, or adding a chapter. It executes nothing.
+setup-cell: $(STAMP)
+	$(BIN)/python scripts/setup_cell.py
 
 # Re-execute every chapter in place and store its outputs and widget state
 # (do this after changing src/mha, then commit the notebooks).

@@ -242,3 +242,36 @@ def test_the_publishing_workflow_fills_in_the_address():
     filled = re.sub(pattern, replacement.replace("${{ github.repository }}", "a/b"), config,
                     flags=re.M)
     assert yaml.safe_load(filled)["repository"]["url"] == "https://github.com/a/b"
+
+
+# -- The bibliography ---------------------------------------------------------------------
+
+
+def test_every_cited_work_is_in_the_bibliography_with_its_address():
+    from pybtex.database import parse_file
+
+    entries = parse_file(str(ROOT / "book" / "references.bib")).entries
+    cited = set()
+    for page in (ROOT / "book").glob("*.md"):
+        for keys in re.findall(r"\{cite(?::\w+)?\}`([^`]+)`", page.read_text()):
+            cited |= {key.strip() for key in keys.split(",")}
+    assert cited and cited <= set(entries), cited - set(entries)
+    for key, entry in entries.items():
+        assert entry.persons.get("author") and entry.fields.get("title"), key
+        assert entry.fields.get("url", "").startswith("https://"), key
+        assert "doi" not in entry.fields, key
+
+
+def test_bibliography_entries_are_list_items():
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    try:
+        import citation_roles
+    finally:
+        sys.path.remove(str(ROOT / "book" / "_ext"))
+    body = '<div role="list" class="citation-list"><div class="citation" role="doc-biblioentry">'
+    context = {"body": body}
+    citation_roles.entries_as_list_items(None, "book/references", "page.html", context, None)
+    assert context["body"] == body.replace("doc-biblioentry", "listitem")
+    untouched = {"body": "<p>no bibliography here</p>"}
+    citation_roles.entries_as_list_items(None, "book/intro", "page.html", untouched, None)
+    assert untouched == {"body": "<p>no bibliography here</p>"}

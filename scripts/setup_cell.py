@@ -62,11 +62,13 @@ def chapters(root: Path = ROOT) -> list[Path]:
     return [root / f"{f}.ipynb" for f in files if (root / f"{f}.ipynb").exists()]
 
 
-def first_code_cell(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+def first_code_cell(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode | None:
+    """The notebook's first code cell; None for a page of prose only (it runs
+    nothing, so it needs no set-up)."""
     for cell in notebook.cells:
         if cell.cell_type == "code":
             return cell
-    raise ValueError("a chapter must have at least one code cell; found none")
+    return None
 
 
 def write(paths: list[Path], source: str) -> list[Path]:
@@ -75,6 +77,8 @@ def write(paths: list[Path], source: str) -> list[Path]:
     for path in paths:
         notebook = nbformat.read(path, as_version=nbformat.NO_CONVERT)
         cell = first_code_cell(notebook)
+        if cell is None:
+            continue
         tags = cell.metadata.setdefault("tags", [])
         if cell.source == source and TAG in tags:
             continue

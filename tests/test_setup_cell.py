@@ -65,6 +65,22 @@ def pip_calls(monkeypatch):
     return calls
 
 
+def test_the_writer_fills_first_code_cells_and_leaves_prose_pages_alone(tmp_path):
+    chapter, prose = tmp_path / "chapter.ipynb", tmp_path / "prose.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# A chapter"), nbformat.v4.new_code_cell("old = 1"),
+        nbformat.v4.new_code_cell("kept = 2")]), chapter)
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Prose")]),
+                   prose)
+    before = prose.read_bytes()
+    assert setup_cell.write([chapter, prose], "new = 1") == [chapter]
+    cells = nbformat.read(chapter, as_version=4).cells
+    assert [c.source for c in cells] == ["# A chapter", "new = 1", "kept = 2"]
+    assert cells[1].metadata["tags"] == ["remove-cell"]
+    assert prose.read_bytes() == before
+    assert setup_cell.write([chapter, prose], "new = 1") == []  # nothing left to change
+
+
 def test_the_install_source_comes_from_the_repository_address(tmp_path):
     assert setup_cell.install_source("") == ""
     assert (setup_cell.install_source("https://github.com/someone/the-book.git/", "pages")

@@ -23,7 +23,7 @@ CHROMIUM  ?= /usr/bin/chromium
 HOST      ?= 127.0.0.1
 PORT      ?= 8000
 
-.PHONY: help book site test lint unit nbval browser execute lab serve bench lock weights clean
+.PHONY: help book site test lint unit nbval browser execute lab serve bench lock weights clean setup-cell
 
 help:
 	@echo "make book    execute the chapters and build the site into _build/html (strict)"
@@ -33,11 +33,28 @@ help:
 	@echo "make serve   serve _build/html on http://$(HOST):$(PORT)/"
 	@echo "make bench   run the benchmarks, write benchmarks/RESULTS.md"
 	@echo "make lock    re-pin every transitive dependency into constraints.txt"
+	@echo "make setup-cell  write the set-up cell into every chapter (after changing its template)"
+
+# PyPI's Linux torch wheel is the multi-gigabyte CUDA build, whatever the pin. On
+# Linux the set-up adds PyTorch's CPU-only index, where torch==2.13.0 resolves to
+# 2.13.0+cpu; if that index does not answer within a few seconds, pip uses only
+# its usual indexes (and says so). `make TORCH_INDEX=` switches the index off.
+TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 
 $(STAMP): requirements.txt constraints.txt pyproject.toml
+	@$(PYTHON) -c "import sys; sys.exit(sys.version_info < (3, 11, 5))" || { \
+	  echo "The set-up needs Python 3.11.5 or newer; $(PYTHON) is $$($(PYTHON) -V 2>&1)." \
+	       "Name another: make PYTHON=python3.12 ..."; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements.txt
+	@index=; if [ "$$(uname -s)" = Linux ] && [ -n "$(TORCH_INDEX)" ]; then \
+	  if timeout 5 $(BIN)/python -c "import sys, urllib.request; \
+	    urllib.request.urlopen(sys.argv[1] + '/torch/', timeout=4)" "$(TORCH_INDEX)" 2>/dev/null; \
+	  then index="--extra-index-url $(TORCH_INDEX)"; \
+	  else echo "$(TORCH_INDEX) cannot be reached: torch comes from pip's usual indexes" \
+	            "(on PyPI that is the CUDA build)"; fi; fi; \
+	echo "$(BIN)/python -m pip install --quiet $$index -r requirements.txt"; \
+	$(BIN)/python -m pip install --quiet $$index -r requirements.txt
 	touch $@
 
 # jupyter-cache keys executed notebooks on their own code only; drop the cache
@@ -45,7 +62,7 @@ $(STAMP): requirements.txt constraints.txt pyproject.toml
 CACHE_KEY := _build/.jupyter_cache.key
 cache-check:
 	@mkdir -p _build
-	@key=$$(cat src/mha/*.py requirements.txt | sha256sum | cut -c1-16); \
+	@key=$$(cat src/mha/*.py requirements.txt | cksum | cut -d' ' -f1); \
 	if [ "$$(cat $(CACHE_KEY) 2>/dev/null)" != "$$key" ]; then \
 	  rm -rf _build/.jupyter_cache; echo "$$key" > $(CACHE_KEY); fi
 
@@ -57,8 +74,7 @@ REBUILD_ALL = $(if $(shell find assets vendor/static _config.yml _toc.yml src/mh
   -newer _build/html/searchindex.js 2>/dev/null | head -n 1),--all)
 
 book: $(STAMP) cache-check
-	$(BIN)/python scripts/book_config.py _build/_config.book.yml
-	$(STATIC) $(BIN)/jupyter-book build . --config _build/_config.book.yml -W -n --keep-going $(REBUILD_ALL)
+	$(STATIC) $(BIN)/jupyter-book build . -W -n --keep-going $(REBUILD_ALL)
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks book scripts
@@ -78,9 +94,14 @@ nbval: $(STAMP)
 # `make test` it runs right after nbval has executed every chapter and found
 # its stored outputs (text, figure digests, explorer digests) exactly
 # reproduced, so executing them all a second time would check nothing new.
-site: $(STAMP)
-	$(BIN)/python scripts/book_config.py _build/_config.site.yml --stored-outputs
-	$(STATIC) $(BIN)/jupyter-book build . --config _build/_config.site.yml -W -n --keep-going $(REBUILD_ALL)
+site: $(STAMP) cache-check
+	$(STATIC) $(BIN)/jupyter-book build . -W -n --keep-going $(REBUILD_ALL)
+
+# Write the set-up cell (scripts/setup_cell_template.py, with the repository's
+# address from _config.yml) into the first code cell of every chapter: after
+# changing either, or adding a chapter. It executes nothing.
+setup-cell: $(STAMP)
+	$(BIN)/python scripts/setup_cell.py
 
 # Re-execute every chapter in place and store its outputs and widget state
 # (do this after changing src/mha, then commit the notebooks).

@@ -23,10 +23,10 @@ CHROMIUM  ?= /usr/bin/chromium
 HOST      ?= 127.0.0.1
 PORT      ?= 8000
 
-.PHONY: help book site test lint unit nbval browser execute lab serve bench lock weights clean setup-cell
+.PHONY: help book test lint unit nbval browser execute lab serve bench lock weights clean setup-cell
 
 help:
-	@echo "make book    execute the chapters and build the site into _build/html (strict)"
+	@echo "make book    build the site into _build/html from the chapters' stored outputs (strict)"
 	@echo "make test    everything CI checks: lint, unit tests, notebooks, build, browser"
 	@echo "make execute re-run every chapter in place, storing its outputs (after changing src/)"
 	@echo "make lab     JupyterLab on the chapters"
@@ -57,24 +57,12 @@ $(STAMP): requirements.txt constraints.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet $$index -r requirements.txt
 	touch $@
 
-# jupyter-cache keys executed notebooks on their own code only; drop the cache
-# when the package they import changes, so the site never shows stale outputs.
-CACHE_KEY := _build/.jupyter_cache.key
-cache-check:
-	@mkdir -p _build
-	@key=$$(cat src/mha/*.py requirements.txt | cksum | cut -d' ' -f1); \
-	if [ "$$(cat $(CACHE_KEY) 2>/dev/null)" != "$$key" ]; then \
-	  rm -rf _build/.jupyter_cache; echo "$$key" > $(CACHE_KEY); fi
-
-# Sphinx rewrites only the pages whose own source changed, so a change to the
-# book's CSS, the vendored assets, the configuration or the package's
-# docstrings (the API page) would never reach an existing site: rebuild every
-# page when one of them is newer than the site.
-REBUILD_ALL = $(if $(shell find assets vendor/static _config.yml _toc.yml src/mha \
-  -newer _build/html/searchindex.js 2>/dev/null | head -n 1),--all)
-
-book: $(STAMP) cache-check
-	$(STATIC) $(BIN)/jupyter-book build . -W -n --keep-going $(REBUILD_ALL)
+# The site, from the outputs stored in the chapters (it executes nothing: they
+# are refreshed by `make execute` and proven current by nbval). Every page is
+# rebuilt each time (about 20 s), so a change to the CSS, the assets, the
+# configuration or the package's docstrings always reaches the site.
+book: $(STAMP)
+	$(STATIC) $(BIN)/jupyter-book build . -W -n --keep-going --all
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks book scripts
@@ -89,13 +77,6 @@ nbval: $(STAMP)
 	$(KERNELS) $(STATIC) $(BIN)/python -m pytest -q -p no:cacheprovider -n 2 --dist loadfile \
 	  --nbval --nbval-current-env \
 	  --nbval-sanitize-with tests/nbval_sanitize.cfg $(NOTEBOOKS)
-
-# The site rendered from the stored outputs, without executing anything. In
-# `make test` it runs right after nbval has executed every chapter and found
-# its stored outputs (text, figure digests, explorer digests) exactly
-# reproduced, so executing them all a second time would check nothing new.
-site: $(STAMP) cache-check
-	$(STATIC) $(BIN)/jupyter-book build . -W -n --keep-going $(REBUILD_ALL)
 
 # Write the set-up cell (scripts/setup_cell_template.py, with the repository's
 # address from _config.yml) into the first code cell of every chapter: after
@@ -116,7 +97,7 @@ browser: $(STAMP)
 # Cheapest first, so a mistake fails fast. The unit tests and the notebooks run
 # on another machine's kernel paths (see OTHER_MACHINE).
 test: KERNELS = $(OTHER_MACHINE)
-test: lint unit nbval site browser
+test: lint unit nbval book browser
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab book/

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import nbformat
 import yaml
+from toc import notebooks
 
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE = Path(__file__).with_name("setup_cell_template.py")
@@ -55,11 +56,9 @@ def render(config_file: Path = ROOT / "_config.yml") -> str:
     return TEMPLATE.read_text().replace(PLACEHOLDER, source).rstrip("\n")
 
 
-def chapters(root: Path = ROOT) -> list[Path]:
+def chapters() -> list[Path]:
     """The notebooks of ``_toc.yml``, in its order."""
-    toc = yaml.safe_load((root / "_toc.yml").read_text())
-    files = [entry["file"] for part in toc["parts"] for entry in part["chapters"]]
-    return [root / f"{f}.ipynb" for f in files if (root / f"{f}.ipynb").exists()]
+    return notebooks()
 
 
 def first_code_cell(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode | None:

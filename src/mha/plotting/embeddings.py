@@ -43,7 +43,7 @@ def positional_encoding_heatmap(table: torch.Tensor, *, annotate: bool | None = 
     height = min(6.0, 1.3 + (0.42 if annotate else 0.12) * n_positions)
     fig = BookFigure(figsize=(width, height), layout="constrained")
     ax = fig.subplots()
-    image = heatmap(ax, table, -1.0, 1.0, annotate=annotate, fontsize=8)
+    image = heatmap(ax, table, -1.0, 1.0, annotate=annotate, fontsize=9)
     labels = [f"{j}\n{'sin' if j % 2 == 0 else 'cos'}" for j in range(d_model)]
     ax.set_xticks(range(d_model), labels=labels, fontsize=9)
     if n_positions <= 12:
@@ -53,6 +53,13 @@ def positional_encoding_heatmap(table: torch.Tensor, *, annotate: bool | None = 
     ax.tick_params(length=0)
     fig.colorbar(image, ax=ax, label="PE value")
     return fig
+
+
+def _wavelength_text(wavelength: float) -> str:
+    """A wavelength at three significant digits, never in scientific notation:
+    6.28, 62.8, 628, 6283."""
+    decimals = max(0, 2 - math.floor(math.log10(wavelength)))
+    return f"{wavelength:.{decimals}f}"
 
 
 def positional_encoding_curves(table: torch.Tensor, dims: Sequence[int]) -> Figure:
@@ -65,7 +72,8 @@ def positional_encoding_curves(table: torch.Tensor, dims: Sequence[int]) -> Figu
     Returns:
         A figure with one axes, position on x and value on y, one line per
         column, each with its own colour, line style and marker, labelled with
-        its wavelength ``2π · 10000^(2i/d_model)`` in positions.
+        its wavelength ``2π · 10000^(2i/d_model)`` in positions. The legend
+        sits under the plot, so the curves keep the whole width.
     """
     table = as_matrix("table", table, 2)
     n_positions, d_model = table.shape
@@ -74,7 +82,8 @@ def positional_encoding_curves(table: torch.Tensor, dims: Sequence[int]) -> Figu
         raise ValueError(f"dims must list 1 to {len(MARKERS)} columns, got {len(dims)}")
     for dim in dims:
         check_int("dims[i]", dim, minimum=0, maximum=d_model - 1)
-    fig = BookFigure(figsize=(7.0, 3.4), layout="constrained")
+    legend_rows = math.ceil(len(dims) / 2)
+    fig = BookFigure(figsize=(7.2, 3.3 + 0.22 * legend_rows), layout="constrained")
     ax = fig.subplots()
     positions = list(range(n_positions))
     # Only whole positions exist: mark each one while there are few enough to see.
@@ -91,19 +100,30 @@ def positional_encoding_curves(table: torch.Tensor, dims: Sequence[int]) -> Figu
             markevery=every,
             markersize=size,
             linewidth=1.6,
-            label=f"feature {dim}: {wave}, wavelength {wavelength:.3g}",
+            label=f"feature {dim}: {wave}, wavelength {_wavelength_text(wavelength)}",
         )
     ax.set_xlabel("position", fontsize=10)
     ax.set_ylabel("PE value", fontsize=10)
     ax.set_ylim(-1.15, 1.15)
     ax.set_xlim(0, max(1, n_positions - 1))
     ax.grid(True, color="#dddddd", linewidth=0.6)
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    ax.legend(
+        fontsize=9,
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.2),
+        ncols=min(2, len(dims)),
+        frameon=False,
+    )
     return fig
 
 
 def qkv_heatmaps(
-    Q: torch.Tensor, K: torch.Tensor, V: torch.Tensor, tokens: Sequence[str]
+    Q: torch.Tensor,
+    K: torch.Tensor,
+    V: torch.Tensor,
+    tokens: Sequence[str],
+    *,
+    annotate: bool | None = None,
 ) -> Figure:
     """Q, K and V of one sentence side by side, on one shared colour scale.
 
@@ -111,10 +131,12 @@ def qkv_heatmaps(
         Q, K, V: ``(seq_len, d_model)`` each, e.g. ``Q[0]``, ``K[0]`` and ``V[0]``
             for sentence 0.
         tokens: ``seq_len`` labels for the rows.
+        annotate: print each value in its cell (9-point numbers at one
+            decimal); by default only when the cells are wide enough for them.
 
     Returns:
         Three heatmaps titled ``Q``, ``K``, ``V`` (rows = tokens, columns =
-        features) and one colour bar.
+        features) and one colour bar, 7.2 inches wide.
     """
     mats = {"Q": as_matrix("Q", Q, 2), "K": as_matrix("K", K, 2), "V": as_matrix("V", V, 2)}
     if not mats["Q"].shape == mats["K"].shape == mats["V"].shape:
@@ -124,18 +146,19 @@ def qkv_heatmaps(
         )
     seq_len, d_model = mats["Q"].shape
     check_labels("tokens", tokens, seq_len, "rows of Q, K and V")
+    if annotate is None:
+        # About 5.5 inches are left for the three panels; "-0.5" needs 0.35 inch at 9 points.
+        annotate = 5.5 / (3 * d_model) >= 0.35 and seq_len <= 12
     limit = max(float(m.abs().max()) for m in mats.values()) or 1.0
-    fig = BookFigure(figsize=(7.4, 0.4 * seq_len + 1.2), layout="constrained")
+    fig = BookFigure(figsize=(7.2, 0.4 * seq_len + 1.2), layout="constrained")
     axes = fig.subplots(1, 3, sharey=True)
     for ax, (name, matrix) in zip(axes, mats.items(), strict=True):
-        image = heatmap(
-            ax, matrix, -limit, limit, annotate=d_model <= 8 and seq_len <= 12, fmt="{:.1f}"
-        )
+        image = heatmap(ax, matrix, -limit, limit, annotate=annotate, fmt="{:.1f}", fontsize=9)
         ax.set_title(name, fontsize=11)
-        ax.set_xticks(range(d_model), labels=[str(j) for j in range(d_model)], fontsize=8)
-        ax.set_xlabel("feature", fontsize=9)
+        ax.set_xticks(range(d_model), labels=[str(j) for j in range(d_model)], fontsize=9)
+        ax.set_xlabel("feature", fontsize=10)
         ax.tick_params(length=0)
-    axes[0].set_yticks(range(seq_len), labels=list(tokens), fontsize=9)
+    axes[0].set_yticks(range(seq_len), labels=list(tokens), fontsize=10)
     fig.colorbar(image, ax=axes.tolist(), shrink=0.9, label="value")
     return fig
 
@@ -164,13 +187,13 @@ def head_split_figure(
     d_key = d_model // n_heads
     limit = float(q.abs().max()) or 1.0
     annotate = d_model <= 8 and seq_len <= 12
-    fig = BookFigure(figsize=(7.4, 0.42 * seq_len + 1.5), layout="constrained")
+    fig = BookFigure(figsize=(7.2, 0.42 * seq_len + 1.5), layout="constrained")
     grid = fig.add_gridspec(1, n_heads + 1, width_ratios=[d_model + 1.5] + [d_key] * n_heads)
     whole = fig.add_subplot(grid[0, 0])
-    heatmap(whole, q, -limit, limit, annotate=annotate, fmt="{:.1f}")
+    heatmap(whole, q, -limit, limit, annotate=annotate, fmt="{:.1f}", fontsize=9)
     shape = f"(seq_len, d_model) = ({seq_len}, {d_model})"
     whole.set_title(f"{name}: {shape}" if name else shape, fontsize=10, pad=24)
-    whole.set_xticks(range(d_model), labels=[str(j) for j in range(d_model)], fontsize=8)
+    whole.set_xticks(range(d_model), labels=[str(j) for j in range(d_model)], fontsize=9)
     whole.set_yticks(range(seq_len), labels=list(tokens), fontsize=9)
     whole.set_xlabel("feature", fontsize=9)
     whole.tick_params(length=0)
@@ -201,10 +224,16 @@ def head_split_figure(
         )
         ax = fig.add_subplot(grid[0, head + 1])
         image = heatmap(
-            ax, q[:, first : first + d_key], -limit, limit, annotate=annotate, fmt="{:.1f}"
+            ax,
+            q[:, first : first + d_key],
+            -limit,
+            limit,
+            annotate=annotate,
+            fmt="{:.1f}",
+            fontsize=9,
         )
         ax.set_title(f"head {head}", fontsize=10, color=colour, fontweight="bold", pad=24)
-        ax.set_xticks(range(d_key), labels=[str(first + j) for j in range(d_key)], fontsize=8)
+        ax.set_xticks(range(d_key), labels=[str(first + j) for j in range(d_key)], fontsize=9)
         ax.set_yticks([])
         ax.tick_params(length=0)
         for side in ax.spines.values():

@@ -14,6 +14,10 @@ from mha.plotting.core import BookFigure, as_matrix
 def token_grid(tokens: Sequence[Sequence[str]], is_token: torch.Tensor) -> Figure:
     """A padded batch as a grid: one row per sentence, padding shaded and hatched.
 
+    Every cell has the same size whatever the batch (1 inch by half an inch,
+    narrower only when more than six positions would pass the 7.2-inch width
+    of the text column), so grids of different chapters look alike.
+
     Args:
         tokens: ``batch`` rows of ``length`` token strings (``<pad>`` included).
         is_token: BoolTensor ``(batch, length)``, ``True`` on real tokens.
@@ -25,7 +29,8 @@ def token_grid(tokens: Sequence[Sequence[str]], is_token: torch.Tensor) -> Figur
             f"tokens must be {batch} rows of {length} strings to match is_token, "
             f"got rows of lengths {[len(row) for row in tokens]}"
         )
-    fig = BookFigure(figsize=(1.3 * length + 0.8, 0.55 * batch + 0.7), layout="constrained")
+    cell = min(1.0, 6.1 / length)  # inches per position; 1.1 inch is left for the row labels
+    fig = BookFigure(figsize=(cell * length + 1.1, 0.5 * batch + 0.6), layout="constrained")
     ax = fig.subplots()
     for b in range(batch):
         for t in range(length):

@@ -33,17 +33,23 @@ def install_source(url: str, branch: str = "main") -> str:
     needed on the reader's machine); any other host through git.
     """
     if not isinstance(url, str) or not isinstance(branch, str):
-        raise TypeError(f"url and branch must be strings, got {type(url).__name__} "
-                        f"and {type(branch).__name__}")
+        raise TypeError(
+            f"url and branch must be strings, got {type(url).__name__} "
+            f"and {type(branch).__name__}"
+        )
     url = url.strip().removesuffix("/").removesuffix(".git")
     if not url:
         return ""
     if not re.fullmatch(r"https://[^\s\"'\\@]+", url):
-        raise ValueError(f"repository.url in _config.yml must be the https:// address of the "
-                         f"book's repository, or empty; got {url!r}")
+        raise ValueError(
+            f"repository.url in _config.yml must be the https:// address of the "
+            f"book's repository, or empty; got {url!r}"
+        )
     if not re.fullmatch(r"[\w./-]+", branch):
-        raise ValueError(f"repository.branch in _config.yml must be a branch name such as "
-                         f"'main'; got {branch!r}")
+        raise ValueError(
+            f"repository.branch in _config.yml must be a branch name such as "
+            f"'main'; got {branch!r}"
+        )
     if re.fullmatch(r"https://github\.com/[^/]+/[^/]+", url):
         return f"mha @ {url}/archive/refs/heads/{branch}.zip"
     return f"mha @ git+{url}@{branch}"
@@ -52,7 +58,9 @@ def install_source(url: str, branch: str = "main") -> str:
 def render(config_file: Path = ROOT / "_config.yml") -> str:
     """The set-up cell's source for the book configured in ``config_file``."""
     repository = (yaml.safe_load(config_file.read_text()) or {}).get("repository") or {}
-    source = install_source(repository.get("url") or "", repository.get("branch") or "main")
+    source = install_source(
+        repository.get("url") or "", repository.get("branch") or "main"
+    )
     return TEMPLATE.read_text().replace(PLACEHOLDER, source).rstrip("\n")
 
 

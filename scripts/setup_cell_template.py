@@ -28,21 +28,43 @@ def _set_up_mha():
                 "chapter does not say where the book's repository is. Install mha with "
                 "`pip install .` in the top folder of a copy of the repository (or set "
                 "MHA_INSTALL_SOURCE to anything pip can install it from), then restart "
-                "the kernel and run the chapter again.")
+                "the kernel and run the chapter again."
+            )
         # The platform's own torch, ipykernel and ipython stay exactly as they are;
         # everything else only has to meet the package's minimum versions.
-        keep = [f"{name}=={version(name)}" for name in ("torch", "ipykernel", "ipython")
-                if version(name)]
-        with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as constraints:
+        keep = [
+            f"{name}=={version(name)}"
+            for name in ("torch", "ipykernel", "ipython")
+            if version(name)
+        ]
+        with tempfile.NamedTemporaryFile(
+            "w", suffix=".txt", delete=False
+        ) as constraints:
             constraints.write("\n".join(keep) + "\n")
-        command = [sys.executable, "-m", "pip", "install", "--quiet",
-                   "--constraint", constraints.name, source]
+        command = [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--constraint",
+            constraints.name,
+            source,
+        ]
         if not version("torch") and sys.platform.startswith("linux"):
             # PyPI's Linux torch is the multi-gigabyte CUDA build; the book needs the CPU one.
             command += ["--extra-index-url", "https://download.pytorch.org/whl/cpu"]
-        watched = {"numpy": "numpy", "matplotlib": "matplotlib", "PIL": "pillow",
-                   "ipywidgets": "ipywidgets"}
-        loaded = {dist: version(dist) for module, dist in watched.items() if module in sys.modules}
+        watched = {
+            "numpy": "numpy",
+            "matplotlib": "matplotlib",
+            "PIL": "pillow",
+            "ipywidgets": "ipywidgets",
+        }
+        loaded = {
+            dist: version(dist)
+            for module, dist in watched.items()
+            if module in sys.modules
+        }
         print(f"Installing the book's package mha from {source} ...")
         failed = subprocess.run(command).returncode != 0
         os.remove(constraints.name)
@@ -50,14 +72,16 @@ def _set_up_mha():
             raise MhaSetupError(
                 f"Installing `mha` from {source} failed (pip says why above). Install it "
                 f'with `pip install "{source}"`, then restart the kernel and run the '
-                "chapter again.")
+                "chapter again."
+            )
         importlib.invalidate_caches()
         stale = [dist for dist, was in loaded.items() if version(dist) != was]
         if stale or importlib.util.find_spec("mha") is None:
             raise MhaSetupError(
                 "`mha` is installed, but this session cannot use it yet (it had already "
                 "loaded older versions of the packages mha needs): restart the kernel "
-                "(on Colab: Runtime > Restart session) and run the chapter again.")
+                "(on Colab: Runtime > Restart session) and run the chapter again."
+            )
     try:
         from google.colab import output
     except ImportError:

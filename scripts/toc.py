@@ -34,7 +34,11 @@ def pages(toc: Path = ROOT / "_toc.yml") -> list[str]:
 
 def notebooks(toc: Path = ROOT / "_toc.yml") -> list[Path]:
     """The pages that are notebooks, as paths."""
-    return [ROOT / f"{page}.ipynb" for page in pages(toc) if (ROOT / f"{page}.ipynb").exists()]
+    return [
+        ROOT / f"{page}.ipynb"
+        for page in pages(toc)
+        if (ROOT / f"{page}.ipynb").exists()
+    ]
 
 
 if __name__ == "__main__":

@@ -8,7 +8,9 @@ from collections.abc import Collection
 import torch
 
 
-def check_int(name: str, value: object, minimum: int = 1, maximum: int | None = None) -> int:
+def check_int(
+    name: str, value: object, minimum: int = 1, maximum: int | None = None
+) -> int:
     """``value`` must be an int (not a bool) in ``[minimum, maximum]``."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
@@ -21,7 +23,9 @@ def check_int(name: str, value: object, minimum: int = 1, maximum: int | None = 
 def check_number(name: str, value: object, positive: bool = True) -> float:
     """``value`` must be a real number (int or float, not a bool), positive if asked."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"{name} must be a number, got {type(value).__name__} {value!r}")
+        raise TypeError(
+            f"{name} must be a number, got {type(value).__name__} {value!r}"
+        )
     if positive and not value > 0:
         raise ValueError(f"{name} must be a positive number, got {value}")
     return float(value)
@@ -29,7 +33,11 @@ def check_number(name: str, value: object, positive: bool = True) -> float:
 
 def check_probability(name: str, value: object) -> float:
     """``value`` must be a number in ``[0, 1)`` (a dropout probability)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not 0 <= value < 1
+    ):
         raise ValueError(f"{name} must be a probability in [0, 1), got {value!r}")
     return float(value)
 
@@ -68,7 +76,11 @@ def check_tensor(name: str, value: object, shape_text: str, dims: int) -> torch.
             f"{name} must be a torch.Tensor of shape {shape_text}, got {type(value).__name__}"
         )
     if not value.is_floating_point():
-        raise TypeError(f"{name} must be a floating-point tensor, got dtype {value.dtype}")
+        raise TypeError(
+            f"{name} must be a floating-point tensor, got dtype {value.dtype}"
+        )
     if value.dim() != dims:
-        raise ValueError(f"{name} must have shape {shape_text}, got {tuple(value.shape)}")
+        raise ValueError(
+            f"{name} must have shape {shape_text}, got {tuple(value.shape)}"
+        )
     return value

@@ -33,7 +33,8 @@ def split_heads(x: torch.Tensor, n_heads: int) -> torch.Tensor:
     check_tensor("x", x, "(batch, seq_len, d_model)", dims=3)
     batch, seq_len, d_model = x.shape
     check_heads(d_model, n_heads)
-    x = x.reshape(batch, seq_len, n_heads, d_model // n_heads)  # (batch, seq_len, n_heads, d_key)
+    d_key = d_model // n_heads
+    x = x.reshape(batch, seq_len, n_heads, d_key)  # (batch, seq_len, n_heads, d_key)
     return x.transpose(1, 2)  # (batch, n_heads, seq_len, d_key)
 
 
@@ -47,14 +48,18 @@ def scaled_dot_product(Q: torch.Tensor, K: torch.Tensor) -> torch.Tensor:
     check_tensor("K", K, "(batch, n_heads, k_len, d_key)", dims=4)
     if Q.shape[:2] != K.shape[:2] or Q.size(-1) != K.size(-1):
         raise ValueError(
-            "Q (batch, n_heads, q_len, d_key) and K (batch, n_heads, k_len, d_key) must agree "
-            f"on batch, n_heads and d_key, got {tuple(Q.shape)} and {tuple(K.shape)}"
+            "Q (batch, n_heads, q_len, d_key) and K (batch, n_heads, k_len, d_key) "
+            "must agree on batch, n_heads and d_key, "
+            f"got {tuple(Q.shape)} and {tuple(K.shape)}"
         )
     d_key = Q.size(-1)
-    return Q @ K.transpose(-2, -1) / math.sqrt(d_key)  # (batch, n_heads, q_len, k_len)
+    scores = Q @ K.transpose(-2, -1)  # (batch, n_heads, q_len, k_len)
+    return scores / math.sqrt(d_key)  # (batch, n_heads, q_len, k_len)
 
 
-def attention_probs(scores: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+def attention_probs(
+    scores: torch.Tensor, mask: torch.Tensor | None = None
+) -> torch.Tensor:
     """Softmax over the keys, after blocking the keys the mask forbids.
 
     Args:
@@ -71,9 +76,9 @@ def attention_probs(scores: torch.Tensor, mask: torch.Tensor | None = None) -> t
     if mask is None:
         return scores.softmax(dim=-1)  # (batch, n_heads, q_len, k_len)
     allowed = check_mask(mask, tuple(scores.shape), device=scores.device)  # bool
-    scores = scores.masked_fill(~allowed, float("-inf"))  # (batch, n_heads, q_len, k_len)
-    probs = scores.softmax(dim=-1)  # (batch, n_heads, q_len, k_len); NaN where no key is allowed
-    no_key = ~allowed.any(dim=-1, keepdim=True)  # (…, q_len, 1): queries with every key blocked
+    scores = scores.masked_fill(~allowed, float("-inf"))  # blocked keys: -inf
+    probs = scores.softmax(dim=-1)  # NaN in a row whose keys are all -inf
+    no_key = ~allowed.any(dim=-1, keepdim=True)  # (..., q_len, 1): all keys blocked
     return probs.masked_fill(no_key, 0.0)  # (batch, n_heads, q_len, k_len)
 
 
@@ -170,7 +175,9 @@ class MultiHeadAttention(nn.Module):
     def extra_repr(self) -> str:
         return f"d_model={self.d_model}, n_heads={self.n_heads}, d_key={self.d_key}"
 
-    def _check_inputs(self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor) -> None:
+    def _check_inputs(
+        self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor
+    ) -> None:
         weight = self.Wq.weight
         for name, x, length in (
             ("query", query, "q_len"),
@@ -180,7 +187,9 @@ class MultiHeadAttention(nn.Module):
             shape_text = f"(batch, {length}, d_model={self.d_model})"
             check_tensor(name, x, shape_text, dims=3)
             if x.size(-1) != self.d_model:
-                raise ValueError(f"{name} must have shape {shape_text}, got {tuple(x.shape)}")
+                raise ValueError(
+                    f"{name} must have shape {shape_text}, got {tuple(x.shape)}"
+                )
             if x.device != weight.device:
                 raise ValueError(
                     f"{name} is on device {x.device} but the layer's weights are "

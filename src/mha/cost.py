@@ -50,7 +50,12 @@ def attention_matrix_bytes(
     per query, key, head and sequence. It grows with ``q_len * k_len``, so for
     self-attention (``q_len = k_len = L``) with ``L²``.
     """
-    for name, value in (("batch", batch), ("n_heads", n_heads), ("q_len", q_len), ("k_len", k_len)):
+    for name, value in (
+        ("batch", batch),
+        ("n_heads", n_heads),
+        ("q_len", q_len),
+        ("k_len", k_len),
+    ):
         check_int(name, value)
     return batch * n_heads * q_len * k_len * _element_size(dtype)
 
@@ -104,7 +109,9 @@ def flops(q_len: int, d_model: int, k_len: int | None = None) -> dict[str, int]:
 
 def _check_callable(name: str, fn: object) -> None:
     if not callable(fn):
-        raise TypeError(f"{name} must be a callable taking no arguments, got {type(fn).__name__}")
+        raise TypeError(
+            f"{name} must be a callable taking no arguments, got {type(fn).__name__}"
+        )
 
 
 def time_interleaved(
@@ -135,7 +142,9 @@ def time_interleaved(
     """
     if not isinstance(fns, Mapping) or not fns:
         got = f"{type(fns).__name__} {fns!r}"[:100]
-        raise TypeError(f"fns must be a non-empty mapping {{name: callable}}, got {got}")
+        raise TypeError(
+            f"fns must be a non-empty mapping {{name: callable}}, got {got}"
+        )
     for name, fn in fns.items():
         _check_callable(f"fns[{name!r}]", fn)
     check_int("repeats", repeats)
@@ -163,12 +172,17 @@ def time_interleaved(
 
 
 def time_forward(
-    fn: Callable[[], object], repeats: int = 5, warmup: int = 1, threads: int | None = None
+    fn: Callable[[], object],
+    repeats: int = 5,
+    warmup: int = 1,
+    threads: int | None = None,
 ) -> float:
     """Median wall-clock seconds of ``fn()`` over ``repeats`` runs, after
     ``warmup`` untimed runs (``threads`` as in :func:`time_interleaved`)."""
     _check_callable("fn", fn)
-    return time_interleaved({"fn": fn}, repeats=repeats, warmup=warmup, threads=threads)["fn"]
+    return time_interleaved(
+        {"fn": fn}, repeats=repeats, warmup=warmup, threads=threads
+    )["fn"]
 
 
 @dataclass(frozen=True)
@@ -215,7 +229,9 @@ def profile_forward(fn: Callable[[], object]) -> ForwardProfile:
     torch.set_num_threads(1)
     try:
         with torch.profiler.profile(
-            activities=[torch.profiler.ProfilerActivity.CPU], profile_memory=True, with_flops=True
+            activities=[torch.profiler.ProfilerActivity.CPU],
+            profile_memory=True,
+            with_flops=True,
         ) as prof:
             fn()
     finally:
@@ -227,7 +243,9 @@ def profile_forward(fn: Callable[[], object]) -> ForwardProfile:
     # exact for a chain of top-level operators and an upper bound otherwise.
     changes = sorted(
         (
-            event.time_range.start if event.self_cpu_memory_usage > 0 else event.time_range.end,
+            event.time_range.start
+            if event.self_cpu_memory_usage > 0
+            else event.time_range.end,
             event.self_cpu_memory_usage,
         )
         for event in events
@@ -240,4 +258,6 @@ def profile_forward(fn: Callable[[], object]) -> ForwardProfile:
         largest = max(largest, change)
     ops = tuple(event.name for event in events if event.name != "[memory]")
     total_flops = sum(int(event.flops or 0) for event in events)
-    return ForwardProfile(ops=ops, peak_bytes=peak, largest_bytes=largest, flops=total_flops)
+    return ForwardProfile(
+        ops=ops, peak_bytes=peak, largest_bytes=largest, flops=total_flops
+    )

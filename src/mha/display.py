@@ -53,12 +53,16 @@ def show_source(obj: object) -> SourceCode:
 _CELL = "border:1px solid #999;padding:2px 10px;text-align:center;"
 
 
-def html_table(header: Sequence[object], rows: Sequence[Sequence[object]]) -> widgets.HTML:
+def html_table(
+    header: Sequence[object], rows: Sequence[Sequence[object]]
+) -> widgets.HTML:
     """A small bordered HTML table (styled inline, so it looks the same in
     Jupyter and on the site); every cell is escaped."""
     head = "".join(f'<th style="{_CELL}">{html.escape(str(h))}</th>' for h in header)
     body = "".join(
-        "<tr>" + "".join(f'<td style="{_CELL}">{html.escape(str(c))}</td>' for c in row) + "</tr>"
+        "<tr>"
+        + "".join(f'<td style="{_CELL}">{html.escape(str(c))}</td>' for c in row)
+        + "</tr>"
         for row in rows
     )
     return widgets.HTML(
@@ -76,7 +80,9 @@ class StaticChoice(widgets.VBox):
 
     def __repr__(self) -> str:
         dropdown, stack = self.children
-        panels = "".join(getattr(panel, "value", repr(panel)) for panel in stack.children)
+        panels = "".join(
+            getattr(panel, "value", repr(panel)) for panel in stack.children
+        )
         return (
             f"{dropdown.description} a drop-down of {len(dropdown.options)} panels "
             f"(content {digest(panels)})"

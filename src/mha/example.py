@@ -87,9 +87,13 @@ def running_example(n_heads: int = N_HEADS, seed: int = SEED) -> RunningExample:
     ids, _ = vocab.encode_batch(SENTENCES)  # (3, 6): every sentence has six tokens
     torch.manual_seed(seed)
     embed = Embeddings(len(vocab), D_MODEL, dtype=torch.float32)
-    position = PositionalEncoding(D_MODEL, dropout=DROPOUT, max_length=MAX_LENGTH, dtype=DTYPE)
+    position = PositionalEncoding(
+        D_MODEL, dropout=DROPOUT, max_length=MAX_LENGTH, dtype=DTYPE
+    )
     torch.manual_seed(seed + 1)
-    attention = MultiHeadAttention(D_MODEL, n_heads, dropout=DROPOUT, dtype=torch.float32)
+    attention = MultiHeadAttention(
+        D_MODEL, n_heads, dropout=DROPOUT, dtype=torch.float32
+    )
     for module in (embed, position, attention):
         module.to(DTYPE).eval().requires_grad_(False)
     X = position(embed(ids))  # (3, 6, 8)

@@ -16,19 +16,25 @@ from mha.attention import MultiHeadAttention
 
 def packed_in_proj(layer: MultiHeadAttention) -> tuple[torch.Tensor, torch.Tensor]:
     """``(in_proj_weight (3*d_model, d_model), in_proj_bias (3*d_model,))`` of ``layer``."""
-    weight = torch.cat([layer.Wq.weight, layer.Wk.weight, layer.Wv.weight])  # (3*d_model, d_model)
+    weight = torch.cat(
+        [layer.Wq.weight, layer.Wk.weight, layer.Wv.weight]
+    )  # (3*d_model, d_model)
     bias = torch.cat([layer.Wq.bias, layer.Wk.bias, layer.Wv.bias])  # (3*d_model,)
     return weight, bias
 
 
-def to_torch(layer: MultiHeadAttention, batch_first: bool = True) -> nn.MultiheadAttention:
+def to_torch(
+    layer: MultiHeadAttention, batch_first: bool = True
+) -> nn.MultiheadAttention:
     """A ``nn.MultiheadAttention`` computing exactly what ``layer`` computes.
 
     The copy has the same dropout probability, dtype, device, training/eval
     mode and ``requires_grad`` setting as ``layer``.
     """
     if not isinstance(layer, MultiHeadAttention):
-        raise TypeError(f"layer must be a mha.MultiHeadAttention, got {type(layer).__name__}")
+        raise TypeError(
+            f"layer must be a mha.MultiHeadAttention, got {type(layer).__name__}"
+        )
     weight = layer.Wq.weight
     torch_layer = nn.MultiheadAttention(
         layer.d_model,
@@ -72,7 +78,9 @@ def from_torch(torch_layer: nn.MultiheadAttention) -> MultiHeadAttention:
         )
     d_model = torch_layer.embed_dim
     weight = torch_layer.in_proj_weight
-    layer = MultiHeadAttention(d_model, torch_layer.num_heads, dropout=torch_layer.dropout)
+    layer = MultiHeadAttention(
+        d_model, torch_layer.num_heads, dropout=torch_layer.dropout
+    )
     layer.to(device=weight.device, dtype=weight.dtype)
     wq, wk, wv = torch_layer.in_proj_weight.chunk(3)  # each (d_model, d_model)
     bq, bk, bv = torch_layer.in_proj_bias.chunk(3)  # each (d_model,)

@@ -30,7 +30,9 @@ def causal_mask(length: int, device: torch.device | str | None = None) -> torch.
         BoolTensor ``(length, length)``, lower triangle (diagonal included) ``True``.
     """
     check_int("length", length)
-    return torch.ones(length, length, dtype=torch.bool, device=device).tril()  # (q_len, k_len)
+    return torch.ones(
+        length, length, dtype=torch.bool, device=device
+    ).tril()  # (q_len, k_len)
 
 
 def padding_mask(ids: torch.Tensor, pad_id: int = 0) -> torch.Tensor:
@@ -49,7 +51,9 @@ def padding_mask(ids: torch.Tensor, pad_id: int = 0) -> torch.Tensor:
     return (ids != pad_id)[:, None, None, :]  # (batch, 1, 1, k_len)
 
 
-def lengths_mask(lengths: torch.Tensor | list[int], k_len: int | None = None) -> torch.Tensor:
+def lengths_mask(
+    lengths: torch.Tensor | list[int], k_len: int | None = None
+) -> torch.Tensor:
     """Block the keys past each sequence's length.
 
     Args:
@@ -74,11 +78,15 @@ def lengths_mask(lengths: torch.Tensor | list[int], k_len: int | None = None) ->
             f"{int(lengths.min())} to {longest}"
         )
     positions = torch.arange(k_len, device=lengths.device)  # (k_len,)
-    return (positions[None, :] < lengths[:, None])[:, None, None, :]  # (batch, 1, 1, k_len)
+    return (positions[None, :] < lengths[:, None])[
+        :, None, None, :
+    ]  # (batch, 1, 1, k_len)
 
 
 def check_mask(
-    mask: torch.Tensor, shape: tuple[int, int, int, int], device: torch.device | None = None
+    mask: torch.Tensor,
+    shape: tuple[int, int, int, int],
+    device: torch.device | None = None,
 ) -> torch.Tensor:
     """Validate a mask in the package's convention and return it as bool.
 
@@ -90,7 +98,9 @@ def check_mask(
     With ``device``, the mask must be on that device (the scores' device).
     """
     if not isinstance(mask, torch.Tensor):
-        raise TypeError(f"mask must be a torch.Tensor or None, got {type(mask).__name__}")
+        raise TypeError(
+            f"mask must be a torch.Tensor or None, got {type(mask).__name__}"
+        )
     if device is not None and mask.device != device:
         raise ValueError(
             f"mask is on {mask.device} but the scores are on {device}; "
@@ -146,7 +156,9 @@ def to_sdpa_mask(mask: torch.Tensor) -> torch.Tensor:
     return check_mask(mask, full)
 
 
-def to_additive_mask(mask: torch.Tensor, dtype: torch.dtype | None = None) -> torch.Tensor:
+def to_additive_mask(
+    mask: torch.Tensor, dtype: torch.dtype | None = None
+) -> torch.Tensor:
     """A float mask to *add* to the scores: 0 where allowed, ``-inf`` where blocked.
 
     ``dtype`` must be the scores' dtype; by default PyTorch's default dtype.
@@ -156,7 +168,9 @@ def to_additive_mask(mask: torch.Tensor, dtype: torch.dtype | None = None) -> to
     return additive.masked_fill(~allowed, float("-inf"))
 
 
-def to_nn_attn_mask(mask: torch.Tensor, shape: tuple[int, int, int, int]) -> torch.Tensor:
+def to_nn_attn_mask(
+    mask: torch.Tensor, shape: tuple[int, int, int, int]
+) -> torch.Tensor:
     """For ``nn.MultiheadAttention(attn_mask=...)``: bool, ``True`` = blocked.
 
     Args:
@@ -170,9 +184,15 @@ def to_nn_attn_mask(mask: torch.Tensor, shape: tuple[int, int, int, int]) -> tor
     allowed = check_mask(mask, shape)
     batch, n_heads, q_len, k_len = shape
     if allowed.dim() == 2 or allowed.shape[:2] == (1, 1):
-        return ~allowed.reshape(allowed.shape[-2:]).expand(q_len, k_len)  # (q_len, k_len)
-    full = allowed.expand(batch, n_heads, q_len, k_len)  # (batch, n_heads, q_len, k_len)
-    return ~full.reshape(batch * n_heads, q_len, k_len)  # (batch * n_heads, q_len, k_len)
+        return ~allowed.reshape(allowed.shape[-2:]).expand(
+            q_len, k_len
+        )  # (q_len, k_len)
+    full = allowed.expand(
+        batch, n_heads, q_len, k_len
+    )  # (batch, n_heads, q_len, k_len)
+    return ~full.reshape(
+        batch * n_heads, q_len, k_len
+    )  # (batch * n_heads, q_len, k_len)
 
 
 def to_key_padding_mask(mask: torch.Tensor) -> torch.Tensor:

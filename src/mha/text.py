@@ -43,10 +43,14 @@ def tokenize(text: str) -> list[str]:
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
-    kept = "".join(" " if ch.isspace() else ch for ch in text.lower() if not _is_punctuation(ch))
+    kept = "".join(
+        " " if ch.isspace() else ch for ch in text.lower() if not _is_punctuation(ch)
+    )
     tokens = [token for token in _WHITESPACE.split(kept) if token]
     if not tokens:
-        raise ValueError(f"text must contain at least one word (letters or digits), got {text!r}")
+        raise ValueError(
+            f"text must contain at least one word (letters or digits), got {text!r}"
+        )
     return tokens
 
 
@@ -107,9 +111,14 @@ class Vocab:
         """Tokens of a sequence of ids (``<pad>`` included, so shapes stay visible)."""
         if isinstance(ids, torch.Tensor):
             if ids.dim() != 1:
-                raise ValueError(f"ids must be one-dimensional, got shape {tuple(ids.shape)}")
+                raise ValueError(
+                    f"ids must be one-dimensional, got shape {tuple(ids.shape)}"
+                )
             ids = ids.tolist()
-        return [self.itos[check_int("ids[i]", i, minimum=0, maximum=len(self) - 1)] for i in ids]
+        return [
+            self.itos[check_int("ids[i]", i, minimum=0, maximum=len(self) - 1)]
+            for i in ids
+        ]
 
     def encode_batch(
         self, sentences: Sequence[str], length: int | None = None
@@ -137,7 +146,9 @@ class Vocab:
             raise ValueError(
                 f"length must be at least the longest sentence ({longest} tokens), got {length}"
             )
-        ids = torch.full((len(rows), length), self.pad_id, dtype=torch.long)  # (batch, length)
+        ids = torch.full(
+            (len(rows), length), self.pad_id, dtype=torch.long
+        )  # (batch, length)
         is_token = torch.zeros(len(rows), length, dtype=torch.bool)  # (batch, length)
         for i, row in enumerate(rows):
             ids[i, : len(row)] = torch.tensor(row, dtype=torch.long)

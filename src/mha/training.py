@@ -59,7 +59,9 @@ class PreviousWordModel(nn.Module):
     ):
         super().__init__()
         self.embed = Embeddings(vocab_size, d_model, dtype=dtype)
-        self.position = PositionalEncoding(d_model, dropout=0.0, max_length=max_length, dtype=dtype)
+        self.position = PositionalEncoding(
+            d_model, dropout=0.0, max_length=max_length, dtype=dtype
+        )
         self.attention = MultiHeadAttention(d_model, n_heads, dropout=0.0, dtype=dtype)
         self.readout = nn.Linear(d_model, vocab_size, dtype=dtype)
 
@@ -70,7 +72,11 @@ class PreviousWordModel(nn.Module):
 
 
 def previous_word_batch(
-    generator: torch.Generator, batch_size: int, length: int, first_id: int, vocab_size: int
+    generator: torch.Generator,
+    batch_size: int,
+    length: int,
+    first_id: int,
+    vocab_size: int,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Random word ids ``(batch_size, length)`` from ``[first_id, vocab_size)`` and
     their targets: each position's previous id, ``IGNORE`` at position 0."""
@@ -99,7 +105,11 @@ class TrainingRun:
 
 @functools.cache
 def train_previous_word(
-    n_heads: int = 4, steps: int = 600, batch_size: int = 128, lr: float = 0.03, seed: int = 0
+    n_heads: int = 4,
+    steps: int = 600,
+    batch_size: int = 128,
+    lr: float = 0.03,
+    seed: int = 0,
 ) -> TrainingRun:
     """Train a :class:`PreviousWordModel` on random sentences of the running
     example's words, each batch of one random length in ``TRAIN_LENGTHS``.
@@ -116,17 +126,23 @@ def train_previous_word(
         model = PreviousWordModel(len(vocab), D_MODEL, n_heads, dtype=torch.float32)
         generator = torch.Generator().manual_seed(seed + 1)
         optimizer = torch.optim.Adam(model.parameters(), lr=lr)
-        schedule = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=lr, total_steps=steps)
+        schedule = torch.optim.lr_scheduler.OneCycleLR(
+            optimizer, max_lr=lr, total_steps=steps
+        )
         losses = []
         for _ in range(steps):
             length = int(
-                torch.randint(TRAIN_LENGTHS[0], TRAIN_LENGTHS[1] + 1, (1,), generator=generator)
+                torch.randint(
+                    TRAIN_LENGTHS[0], TRAIN_LENGTHS[1] + 1, (1,), generator=generator
+                )
             )
             ids, targets = previous_word_batch(
                 generator, batch_size, length, first_word, len(vocab)
             )
             logits, _ = model(ids)  # (batch, length, vocab)
-            loss = F.cross_entropy(logits.flatten(0, 1), targets.flatten(), ignore_index=IGNORE)
+            loss = F.cross_entropy(
+                logits.flatten(0, 1), targets.flatten(), ignore_index=IGNORE
+            )
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
@@ -143,7 +159,9 @@ def previous_word_accuracy(
     on ``n_sentences`` fresh random sentences of six words (seeded)."""
     vocab = Vocab.from_corpus(SENTENCES)
     generator = torch.Generator().manual_seed(seed)
-    ids, targets = previous_word_batch(generator, n_sentences, 6, vocab.unk_id + 1, len(vocab))
+    ids, targets = previous_word_batch(
+        generator, n_sentences, 6, vocab.unk_id + 1, len(vocab)
+    )
     with torch.no_grad():
         predicted = model(ids)[0].argmax(dim=-1)  # (n_sentences, 6)
     return (predicted[:, 1:] == targets[:, 1:]).float().mean().item()
@@ -165,7 +183,9 @@ def _shipped_states() -> dict:
     return torch.load(WEIGHTS_FILE, weights_only=True)
 
 
-def trained_model(n_heads: int = 4, dtype: torch.dtype = torch.float32) -> PreviousWordModel:
+def trained_model(
+    n_heads: int = 4, dtype: torch.dtype = torch.float32
+) -> PreviousWordModel:
     """The model :func:`train_previous_word` gives with default settings, loaded
     from the weights shipped with the package (``data/previous_word.pt``).
 
@@ -195,7 +215,10 @@ def behaviour(model: PreviousWordModel) -> dict[str, float]:
     with torch.no_grad():
         _, probs = model(ids)  # (3, n_heads, 6, 6)
     shares = torch.stack([previous_word_share(p) for p in probs])  # (3, n_heads)
-    return {"accuracy": previous_word_accuracy(model), "share": shares.mean(dim=0).max().item()}
+    return {
+        "accuracy": previous_word_accuracy(model),
+        "share": shares.mean(dim=0).max().item(),
+    }
 
 
 def previous_word_share(attention: torch.Tensor) -> torch.Tensor:
@@ -210,9 +233,15 @@ def previous_word_share(attention: torch.Tensor) -> torch.Tensor:
         head spreading its attention evenly over L keys scores about 1/L.
     """
     if not isinstance(attention, torch.Tensor) or attention.dim() != 3:
-        got = tuple(attention.shape) if isinstance(attention, torch.Tensor) else type(attention)
+        got = (
+            tuple(attention.shape)
+            if isinstance(attention, torch.Tensor)
+            else type(attention)
+        )
         raise ValueError(f"attention must have shape (n_heads, L, L), got {got}")
     n_heads, q_len, k_len = attention.shape
     if q_len != k_len or q_len < 2:
-        raise ValueError(f"attention must be square with L >= 2, got {tuple(attention.shape)}")
+        raise ValueError(
+            f"attention must be square with L >= 2, got {tuple(attention.shape)}"
+        )
     return attention.diagonal(offset=-1, dim1=1, dim2=2).mean(dim=-1)  # (n_heads,)

@@ -35,7 +35,9 @@ def attention_explorer(
     environment variable ``MHA_EXPLORER`` (``"live"`` when it is unset; the
     book's ``make execute`` sets ``static`` to store the web page's explorers).
     """
-    mode = check_choice("mode", mode or os.environ.get("MHA_EXPLORER", "live"), ("live", "static"))
+    mode = check_choice(
+        "mode", mode or os.environ.get("MHA_EXPLORER", "live"), ("live", "static")
+    )
     sentences, head_counts = tuple(sentences), tuple(head_counts)
     masks, weights = tuple(masks), tuple(weights)
     for name, values, allowed in (
@@ -44,7 +46,9 @@ def attention_explorer(
         ("weights", weights, WEIGHTS),
     ):
         if not values or any(v not in allowed for v in values):
-            raise ValueError(f"{name} must be a non-empty subset of {allowed}, got {values}")
+            raise ValueError(
+                f"{name} must be a non-empty subset of {allowed}, got {values}"
+            )
     if not sentences:
         raise ValueError("sentences must hold at least one sentence")
     for sentence in sentences:

@@ -20,7 +20,10 @@ from mha.explorer.model import Settings, attention_maps, caption
 from mha.plotting.core import digest, display_attention, label_axes
 
 GRIDS = {1: (1, 1), 2: (1, 2), 4: (2, 2), 8: (2, 4)}  # rows × columns of maps
-FRAME_INCHES = (7.2, 4.6)  # every frame has this size, whatever the heads and the sentence
+FRAME_INCHES = (
+    7.2,
+    4.6,
+)  # every frame has this size, whatever the heads and the sentence
 DPI = 100
 
 
@@ -49,7 +52,9 @@ class _Canvas:
         )
         self.canvas = FigureCanvasAgg(self.figure)
         self.images = [ax.images[0] for ax in self.figure.axes if ax.images]
-        self.labelled = [(i % n_cols == 0, i // n_cols == n_rows - 1) for i in range(n_heads)]
+        self.labelled = [
+            (i % n_cols == 0, i // n_cols == n_rows - 1) for i in range(n_heads)
+        ]
         # Draw everything once without the maps and the token labels: the bare
         # background. Labels are drawn onto a copy of it for each set of tokens.
         for image in self.images:
@@ -106,7 +111,9 @@ def _drawable() -> frozenset[int]:
 
 def missing_glyphs(text: str) -> list[str]:
     """The characters of ``text`` the figures' font cannot draw, each once."""
-    return list(dict.fromkeys(c for c in text if not c.isspace() and ord(c) not in _drawable()))
+    return list(
+        dict.fromkeys(c for c in text if not c.isspace() and ord(c) not in _drawable())
+    )
 
 
 def frame_png(settings: Settings) -> tuple[bytes, list[str], torch.Tensor]:
@@ -117,7 +124,9 @@ def frame_png(settings: Settings) -> tuple[bytes, list[str], torch.Tensor]:
     image = _canvas(settings.n_heads, len(tokens), room).draw(tuple(tokens), probs)
     # 160 colours keep the colour bar smooth at under half the size of a
     # full-colour PNG; the octree method takes a few milliseconds.
-    small = image.quantize(colors=160, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+    small = image.quantize(
+        colors=160, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE
+    )
     buffer = io.BytesIO()
     small.save(buffer, format="PNG")
     return buffer.getvalue(), tokens, probs

@@ -71,8 +71,12 @@ class Explorer(widgets.VBox):
         # Besides the widget: the first frame as plain HTML, which JupyterLab
         # (before the cell has run), GitHub and nbviewer show in its place.
         bundle = super()._repr_mimebundle_(**kwargs)
-        first = next(w for w in leaves(self.children[-1]) if isinstance(w, widgets.HTML))
-        bundle["text/html"] = f'{first.value}<p class="mha-message">{html.escape(self._note())}</p>'
+        first = next(
+            w for w in leaves(self.children[-1]) if isinstance(w, widgets.HTML)
+        )
+        bundle["text/html"] = (
+            f'{first.value}<p class="mha-message">{html.escape(self._note())}</p>'
+        )
         bundle["text/plain"] = repr(self)  # whole: ipywidgets cuts it at 110 characters
         return bundle
 
@@ -94,7 +98,12 @@ class Explorer(widgets.VBox):
 
 
 def _controls(
-    sentences, head_counts, masks, weights, initial: Settings, always_sentence: bool = False
+    sentences,
+    head_counts,
+    masks,
+    weights,
+    initial: Settings,
+    always_sentence: bool = False,
 ) -> dict:
     """The controls that have more than one option (and the sentence drop-down
     with ``always_sentence``), by setting name."""
@@ -117,7 +126,10 @@ def _controls(
         )
     if len(masks) > 1:
         controls["mask"] = widgets.ToggleButtons(
-            options=list(masks), index=masks.index(initial.mask), description="Mask:", style=style
+            options=list(masks),
+            index=masks.index(initial.mask),
+            description="Mask:",
+            style=style,
         )
     if "padding" in masks:
         controls["n_pad"] = widgets.SelectionSlider(
@@ -128,7 +140,10 @@ def _controls(
         )
     if len(head_counts) > 1:
         controls["n_heads"] = widgets.SelectionSlider(
-            options=list(head_counts), value=initial.n_heads, description="Heads:", style=style
+            options=list(head_counts),
+            value=initial.n_heads,
+            description="Heads:",
+            style=style,
         )
     return controls
 
@@ -140,8 +155,12 @@ def _arrange(controls: dict, links: list) -> list[widgets.Widget]:
         if name == "n_pad" and "mask" in controls:
             masks = list(controls["mask"].options)
             pages = [control if m == "padding" else widgets.HTML("") for m in masks]
-            holder = widgets.Stack(pages, selected_index=masks.index(controls["mask"].value))
-            links.append(widgets.jslink((controls["mask"], "index"), (holder, "selected_index")))
+            holder = widgets.Stack(
+                pages, selected_index=masks.index(controls["mask"].value)
+            )
+            links.append(
+                widgets.jslink((controls["mask"], "index"), (holder, "selected_index"))
+            )
             rows.append(holder)
         else:
             rows.append(control)
@@ -196,15 +215,24 @@ def static_explorer(sentences, head_counts, masks, weights) -> Explorer:
         name, options = levels[level]
         if name == "n_pad" and settings.mask != "padding":
             return build(level + 1, settings)
-        children = [build(level + 1, replace(settings, **{name: option})) for option in options]
+        children = [
+            build(level + 1, replace(settings, **{name: option})) for option in options
+        ]
         stack = widgets.Stack(children, selected_index=controls[name].index)
-        links.append(widgets.jslink((controls[name], "index"), (stack, "selected_index")))
+        links.append(
+            widgets.jslink((controls[name], "index"), (stack, "selected_index"))
+        )
         return stack
 
     view = build(0, initial)
     fingerprints = [frames[settings][1] for settings in every]
     return Explorer(
-        [*_arrange(controls, links), view], "static", controls, links, fingerprints, initial
+        [*_arrange(controls, links), view],
+        "static",
+        controls,
+        links,
+        fingerprints,
+        initial,
     )
 
 
@@ -218,7 +246,9 @@ def live_explorer(sentences, head_counts, masks, weights) -> Explorer:
     show gets a message and changes nothing.
     """
     initial = _first_settings(sentences, head_counts, masks, weights)
-    controls = _controls(sentences, head_counts, masks, weights, initial, always_sentence=True)
+    controls = _controls(
+        sentences, head_counts, masks, weights, initial, always_sentence=True
+    )
     sentence = controls["sentence"]
     text = widgets.Text(
         placeholder="type a sentence of your own and press Enter",
@@ -269,7 +299,9 @@ def live_explorer(sentences, head_counts, masks, weights) -> Explorer:
         if name == "sentence":
             if change["new"] in listed:
                 chosen[0] = change["new"]
-            with _quiet(text, on_text):  # the box holds the typed sentence, if that is shown
+            with _quiet(
+                text, on_text
+            ):  # the box holds the typed sentence, if that is shown
                 text.value = "" if change["new"] in listed else change["new"]
         show(replace(explorer.settings, **{name: change["new"]}))
 
@@ -282,7 +314,9 @@ def live_explorer(sentences, head_counts, masks, weights) -> Explorer:
         try:
             sentence_tokens(typed)
         except ValueError as error:
-            message.value = _message(f"{error}; the figure still shows the sentence above")
+            message.value = _message(
+                f"{error}; the figure still shows the sentence above"
+            )
             return
         select(typed, typed)
         show(replace(explorer.settings, sentence=typed))
@@ -331,7 +365,9 @@ def _notes(sentence: str) -> str:
         notes.append(f"not in the vocabulary, shown as <unk>: {', '.join(unknown)}")
     missing = missing_glyphs(" ".join(tokenize(sentence)))
     if missing:
-        notes.append(f"the figure's font cannot draw {' '.join(missing)} (shown as boxes)")
+        notes.append(
+            f"the figure's font cannot draw {' '.join(missing)} (shown as boxes)"
+        )
     return "; ".join(notes)
 
 

@@ -23,7 +23,16 @@ from mha._checks import check_int
 
 CMAP = "cividis"
 #: Okabe–Ito colours, distinguishable with every common colour-vision deficiency.
-COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
+COLOURS = (
+    "#0072B2",
+    "#D55E00",
+    "#009E73",
+    "#CC79A7",
+    "#E69F00",
+    "#56B4E9",
+    "#000000",
+    "#F0E442",
+)
 #: A marker and a line style for each colour, so that lines also read in greyscale.
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 LINE_STYLES = (
@@ -101,7 +110,9 @@ def digest(data: bytes | str) -> str:
 
 def _g(values) -> str:
     """Numbers at three significant digits, the precision of a position on a plot."""
-    return " ".join(f"{float(v):.3g}" for v in numpy.ravel(numpy.asarray(values, dtype=float)))
+    return " ".join(
+        f"{float(v):.3g}" for v in numpy.ravel(numpy.asarray(values, dtype=float))
+    )
 
 
 def _image_levels(image) -> str:
@@ -110,7 +121,8 @@ def _image_levels(image) -> str:
     low, high = image.get_clim()
     scaled = (data - low) / ((high - low) or 1.0) * 100
     return " ".join(
-        "nan" if numpy.isnan(v) else str(int(numpy.floor(v + 0.5))) for v in scaled.ravel()
+        "nan" if numpy.isnan(v) else str(int(numpy.floor(v + 0.5)))
+        for v in scaled.ravel()
     )
 
 
@@ -127,7 +139,9 @@ def _axes_summary(ax) -> tuple[str, str]:
     for image in ax.images:
         rows, cols = image.get_array().shape[:2]
         low, high = image.get_clim()
-        scale = "square-root scale" if isinstance(image.norm, PowerNorm) else "linear scale"
+        scale = (
+            "square-root scale" if isinstance(image.norm, PowerNorm) else "linear scale"
+        )
         parts.append(
             f"image {rows}×{cols} ({image.get_cmap().name}, {low:.3g} to {high:.3g}, {scale})"
         )
@@ -141,7 +155,10 @@ def _axes_summary(ax) -> tuple[str, str]:
     texts = _texts(ax.texts)
     if texts:
         parts.append(f"{len(texts)} texts")
-    for name, axis, scale in (("x", ax.xaxis, ax.get_xscale()), ("y", ax.yaxis, ax.get_yscale())):
+    for name, axis, scale in (
+        ("x", ax.xaxis, ax.get_xscale()),
+        ("y", ax.yaxis, ax.get_yscale()),
+    ):
         label = axis.get_label().get_text() if axis.get_label().get_visible() else ""
         ticks = _texts(axis.get_ticklabels())
         if label or ticks:
@@ -152,9 +169,16 @@ def _axes_summary(ax) -> tuple[str, str]:
     legend = ax.get_legend()
     if legend is not None:
         parts.append("legend: " + " | ".join(_texts(legend.get_texts())))
-    readable = f"axes '{title}': " + "; ".join(parts) if title else "axes: " + "; ".join(parts)
+    readable = (
+        f"axes '{title}': " + "; ".join(parts) if title else "axes: " + "; ".join(parts)
+    )
 
-    drawn = [readable, _g(ax.get_position().bounds), _g(ax.get_xlim()), _g(ax.get_ylim())]
+    drawn = [
+        readable,
+        _g(ax.get_position().bounds),
+        _g(ax.get_xlim()),
+        _g(ax.get_ylim()),
+    ]
     drawn += [_image_levels(image) for image in ax.images]
     for line in lines:
         drawn.append(
@@ -222,7 +246,11 @@ def as_matrix(name: str, values: object, dims: int) -> torch.Tensor:
 
 def check_labels(name: str, labels: Sequence[str], length: int, what: str) -> None:
     """``labels`` must be a sequence of ``length`` strings labelling ``what``."""
-    if isinstance(labels, str) or not isinstance(labels, Sequence) or len(labels) != length:
+    if (
+        isinstance(labels, str)
+        or not isinstance(labels, Sequence)
+        or len(labels) != length
+    ):
         got = (
             repr(labels)
             if isinstance(labels, str) or not isinstance(labels, Sequence)
@@ -235,8 +263,12 @@ def label_axes(
     ax, query_tokens: Sequence[str], key_tokens: Sequence[str], fontsize: float = 9
 ) -> None:
     """Token labels on the rows (queries) and the columns (keys) of a heatmap."""
-    ax.set_xticks(range(len(key_tokens)), labels=list(key_tokens), rotation=90, fontsize=fontsize)
-    ax.set_yticks(range(len(query_tokens)), labels=list(query_tokens), fontsize=fontsize)
+    ax.set_xticks(
+        range(len(key_tokens)), labels=list(key_tokens), rotation=90, fontsize=fontsize
+    )
+    ax.set_yticks(
+        range(len(query_tokens)), labels=list(query_tokens), fontsize=fontsize
+    )
     ax.tick_params(length=0)
 
 
@@ -265,7 +297,9 @@ def heatmap(
     Returns the image (for a colour bar).
     """
     scale = {"norm": norm} if norm is not None else {"vmin": vmin, "vmax": vmax}
-    image = ax.imshow(matrix.numpy(), cmap=cmap, aspect="auto", interpolation="nearest", **scale)
+    image = ax.imshow(
+        matrix.numpy(), cmap=cmap, aspect="auto", interpolation="nearest", **scale
+    )
     if annotate:
         for i, row in enumerate(matrix.tolist()):
             for j, value in enumerate(row):
@@ -369,11 +403,18 @@ def display_attention(
     if figsize is None:
         cell_w = head_size
         width = left + n_cols * cell_w + (n_cols - 1) * gap + bar
-        height = top + n_rows * (head_title + cell_w * q_len / k_len) + (n_rows - 1) * gap + bottom
+        height = (
+            top
+            + n_rows * (head_title + cell_w * q_len / k_len)
+            + (n_rows - 1) * gap
+            + bottom
+        )
     else:
         width, height = figsize
         room_w = (width - left - bar - (n_cols - 1) * gap) / n_cols
-        room_h = (height - top - bottom - n_rows * head_title - (n_rows - 1) * gap) / n_rows
+        room_h = (
+            height - top - bottom - n_rows * head_title - (n_rows - 1) * gap
+        ) / n_rows
         cell_w = min(room_w, room_h * k_len / q_len)
     cell_h = cell_w * q_len / k_len
     grid_w = n_cols * cell_w + (n_cols - 1) * gap
@@ -388,10 +429,16 @@ def display_attention(
         x0 = left + col * (cell_w + gap)
         y0 = height - top - (row + 1) * (head_title + cell_h) - row * gap
         ax = fig.add_axes((x0 / width, y0 / height, cell_w / width, cell_h / height))
-        image = heatmap(ax, attention[head], 0.0, 1.0, annotate=annotate, norm=probability_scale())
+        image = heatmap(
+            ax, attention[head], 0.0, 1.0, annotate=annotate, norm=probability_scale()
+        )
         # The panels share their tokens: label the left column and the bottom
         # row only (fewer tick objects also make the figure much faster to build).
-        label_axes(ax, query_tokens if col == 0 else [], key_tokens if row == n_rows - 1 else [])
+        label_axes(
+            ax,
+            query_tokens if col == 0 else [],
+            key_tokens if row == n_rows - 1 else [],
+        )
         ax.set_title(f"head {head}", fontsize=10)
     bar_ax = fig.add_axes(
         (
@@ -401,11 +448,20 @@ def display_attention(
             (grid_h - head_title) / height,
         )
     )
-    fig.colorbar(image, cax=bar_ax, label=f"{PROBABILITY} (√ scale)", ticks=list(PROBABILITY_TICKS))
+    fig.colorbar(
+        image,
+        cax=bar_ax,
+        label=f"{PROBABILITY} (√ scale)",
+        ticks=list(PROBABILITY_TICKS),
+    )
     if title:
         fig.suptitle(title, fontsize=11, y=1 - (top - 0.3) / height, va="top")
     fig.supxlabel(
-        KEY_AXIS, fontsize=9, y=(y_pad + 0.02) / height, va="bottom", x=(left + grid_w / 2) / width
+        KEY_AXIS,
+        fontsize=9,
+        y=(y_pad + 0.02) / height,
+        va="bottom",
+        x=(left + grid_w / 2) / width,
     )
     fig.supylabel(
         QUERY_AXIS,

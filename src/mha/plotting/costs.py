@@ -12,7 +12,11 @@ from mha.plotting.core import COLOURS, BookFigure, line_style
 
 
 def _lengths(lengths: Sequence[int]) -> list[float]:
-    if isinstance(lengths, (str, bytes)) or not isinstance(lengths, Sequence) or not lengths:
+    if (
+        isinstance(lengths, (str, bytes))
+        or not isinstance(lengths, Sequence)
+        or not lengths
+    ):
         raise TypeError(
             f"lengths must be a non-empty list of sequence lengths, "
             f"got {type(lengths).__name__} {lengths!r}"
@@ -29,7 +33,9 @@ def _series(name: str, series: object, n: int) -> dict[str, list[float]]:
             f"{name} must be a non-empty dict {{label: values}}, got {type(series).__name__}"
         )
     if len(series) > len(COLOURS):
-        raise ValueError(f"{name} can hold at most {len(COLOURS)} lines, got {len(series)}")
+        raise ValueError(
+            f"{name} can hold at most {len(COLOURS)} lines, got {len(series)}"
+        )
     checked = {}
     for label, values in series.items():
         values = values.tolist() if isinstance(values, torch.Tensor) else values
@@ -41,7 +47,9 @@ def _series(name: str, series: object, n: int) -> dict[str, list[float]]:
             raise ValueError(
                 f"{name}[{label!r}] must hold one value per length ({n}), got {len(values)}"
             )
-        checked[str(label)] = [check_number(f"{name}[{label!r}][i] (log scale)", v) for v in values]
+        checked[str(label)] = [
+            check_number(f"{name}[{label!r}][i] (log scale)", v) for v in values
+        ]
     return checked
 
 
@@ -49,7 +57,9 @@ def _panel(
     ax, lengths: list[float], series: dict[str, list[float]], ylabel: str, title: str
 ) -> None:
     for i, (label, values) in enumerate(series.items()):
-        ax.plot(lengths, values, **line_style(i), linewidth=1.6, markersize=5, label=label)
+        ax.plot(
+            lengths, values, **line_style(i), linewidth=1.6, markersize=5, label=label
+        )
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xticks(lengths, labels=[f"{v:g}" for v in lengths], fontsize=8)

@@ -21,7 +21,9 @@ from mha.plotting.core import (
 )
 
 
-def positional_encoding_heatmap(table: torch.Tensor, *, annotate: bool | None = None) -> Figure:
+def positional_encoding_heatmap(
+    table: torch.Tensor, *, annotate: bool | None = None
+) -> Figure:
     """The positional-encoding table as a heatmap: one row per position.
 
     Args:
@@ -47,7 +49,9 @@ def positional_encoding_heatmap(table: torch.Tensor, *, annotate: bool | None = 
     labels = [f"{j}\n{'sin' if j % 2 == 0 else 'cos'}" for j in range(d_model)]
     ax.set_xticks(range(d_model), labels=labels, fontsize=9)
     if n_positions <= 12:
-        ax.set_yticks(range(n_positions), labels=[str(p) for p in range(n_positions)], fontsize=9)
+        ax.set_yticks(
+            range(n_positions), labels=[str(p) for p in range(n_positions)], fontsize=9
+        )
     ax.set_xlabel("feature (column of the table)", fontsize=10)
     ax.set_ylabel("position", fontsize=10)
     ax.tick_params(length=0)
@@ -138,7 +142,11 @@ def qkv_heatmaps(
         Three heatmaps titled ``Q``, ``K``, ``V`` (rows = tokens, columns =
         features) and one colour bar, 7.2 inches wide.
     """
-    mats = {"Q": as_matrix("Q", Q, 2), "K": as_matrix("K", K, 2), "V": as_matrix("V", V, 2)}
+    mats = {
+        "Q": as_matrix("Q", Q, 2),
+        "K": as_matrix("K", K, 2),
+        "V": as_matrix("V", V, 2),
+    }
     if not mats["Q"].shape == mats["K"].shape == mats["V"].shape:
         raise ValueError(
             "Q, K and V must have the same shape (seq_len, d_model), got "
@@ -153,9 +161,13 @@ def qkv_heatmaps(
     fig = BookFigure(figsize=(7.2, 0.4 * seq_len + 1.2), layout="constrained")
     axes = fig.subplots(1, 3, sharey=True)
     for ax, (name, matrix) in zip(axes, mats.items(), strict=True):
-        image = heatmap(ax, matrix, -limit, limit, annotate=annotate, fmt="{:.1f}", fontsize=9)
+        image = heatmap(
+            ax, matrix, -limit, limit, annotate=annotate, fmt="{:.1f}", fontsize=9
+        )
         ax.set_title(name, fontsize=11)
-        ax.set_xticks(range(d_model), labels=[str(j) for j in range(d_model)], fontsize=9)
+        ax.set_xticks(
+            range(d_model), labels=[str(j) for j in range(d_model)], fontsize=9
+        )
         ax.set_xlabel("feature", fontsize=10)
         ax.tick_params(length=0)
     axes[0].set_yticks(range(seq_len), labels=list(tokens), fontsize=10)
@@ -188,12 +200,16 @@ def head_split_figure(
     limit = float(q.abs().max()) or 1.0
     annotate = d_model <= 8 and seq_len <= 12
     fig = BookFigure(figsize=(7.2, 0.42 * seq_len + 1.5), layout="constrained")
-    grid = fig.add_gridspec(1, n_heads + 1, width_ratios=[d_model + 1.5] + [d_key] * n_heads)
+    grid = fig.add_gridspec(
+        1, n_heads + 1, width_ratios=[d_model + 1.5] + [d_key] * n_heads
+    )
     whole = fig.add_subplot(grid[0, 0])
     heatmap(whole, q, -limit, limit, annotate=annotate, fmt="{:.1f}", fontsize=9)
     shape = f"(seq_len, d_model) = ({seq_len}, {d_model})"
     whole.set_title(f"{name}: {shape}" if name else shape, fontsize=10, pad=24)
-    whole.set_xticks(range(d_model), labels=[str(j) for j in range(d_model)], fontsize=9)
+    whole.set_xticks(
+        range(d_model), labels=[str(j) for j in range(d_model)], fontsize=9
+    )
     whole.set_yticks(range(seq_len), labels=list(tokens), fontsize=9)
     whole.set_xlabel("feature", fontsize=9)
     whole.tick_params(length=0)
@@ -232,8 +248,12 @@ def head_split_figure(
             fmt="{:.1f}",
             fontsize=9,
         )
-        ax.set_title(f"head {head}", fontsize=10, color=colour, fontweight="bold", pad=24)
-        ax.set_xticks(range(d_key), labels=[str(first + j) for j in range(d_key)], fontsize=9)
+        ax.set_title(
+            f"head {head}", fontsize=10, color=colour, fontweight="bold", pad=24
+        )
+        ax.set_xticks(
+            range(d_key), labels=[str(first + j) for j in range(d_key)], fontsize=9
+        )
         ax.set_yticks([])
         ax.tick_params(length=0)
         for side in ax.spines.values():

@@ -50,7 +50,12 @@ def _draw(
             f"query_tokens and key_tokens must label the {q_len} rows and {k_len} columns "
             f"of mask, got {len(query_tokens)} query and {len(key_tokens)} key tokens"
         )
-    ax.imshow(mask.float().numpy(), cmap=ListedColormap([BLOCKED, ALLOWED]), vmin=0.0, vmax=1.0)
+    ax.imshow(
+        mask.float().numpy(),
+        cmap=ListedColormap([BLOCKED, ALLOWED]),
+        vmin=0.0,
+        vmax=1.0,
+    )
     for i, j in (~mask).nonzero().tolist():
         ax.add_patch(
             Rectangle(
@@ -101,7 +106,9 @@ def mask_figure(
     mask = _matrix(mask)
     q_len, k_len = mask.shape
     fig = BookFigure(
-        figsize=(cell_size * k_len + 1.7, cell_size * q_len + 2.0), dpi=dpi, layout="constrained"
+        figsize=(cell_size * k_len + 1.7, cell_size * q_len + 2.0),
+        dpi=dpi,
+        layout="constrained",
     )
     ax = fig.subplots()
     _draw(ax, mask, query_tokens, key_tokens)
@@ -154,7 +161,9 @@ def mask_panels(
     matrices = [_matrix(mask) for mask in masks]
     shapes = {tuple(m.shape) for m in matrices}
     if len(shapes) != 1:
-        raise ValueError(f"masks must all have the same shape, got shapes {sorted(shapes)}")
+        raise ValueError(
+            f"masks must all have the same shape, got shapes {sorted(shapes)}"
+        )
     q_len, k_len = matrices[0].shape
     n = len(matrices)
     # Only the first panel carries the query labels, so the grids can sit close.

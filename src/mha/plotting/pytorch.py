@@ -55,7 +55,9 @@ def weights_panels(
     matrices = [as_matrix(f"maps[{i}]", m, 2) for i, m in enumerate(maps)]
     shapes = {tuple(m.shape) for m in matrices}
     if len(shapes) != 1:
-        raise ValueError(f"maps must all have the same shape, got shapes {sorted(shapes)}")
+        raise ValueError(
+            f"maps must all have the same shape, got shapes {sorted(shapes)}"
+        )
     if isinstance(titles, str) or len(titles) != len(matrices):
         raise ValueError(
             f"titles must be a list of one title per map ({len(matrices)}), got {titles!r}"
@@ -96,7 +98,14 @@ def weights_panels(
                 )
             )
             ax.text(
-                j, i, "NaN", ha="center", va="center", fontsize=7, color="black", fontweight="bold"
+                j,
+                i,
+                "NaN",
+                ha="center",
+                va="center",
+                fontsize=7,
+                color="black",
+                fontweight="bold",
             )
         label_axes(ax, query_tokens, key_tokens)
         ax.set_xlabel("key", fontsize=9)

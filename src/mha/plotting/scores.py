@@ -11,7 +11,14 @@ from matplotlib.patches import Rectangle
 from matplotlib.ticker import FuncFormatter
 
 from mha._checks import check_int
-from mha.plotting.core import COLOURS, PROBABILITY, BookFigure, as_matrix, check_labels, line_style
+from mha.plotting.core import (
+    COLOURS,
+    PROBABILITY,
+    BookFigure,
+    as_matrix,
+    check_labels,
+    line_style,
+)
 
 # Light fills for the heads (Okabe–Ito tints), each with its own hatch for greyscale.
 HEAD_FILLS = (
@@ -48,7 +55,11 @@ def softmax_saturation_figure(
         labels: ``n_curves`` names of the scalings, for the legend.
         n_keys: how many keys each softmax row had (draws the uniform level).
     """
-    if isinstance(d_keys, (str, bytes)) or not isinstance(d_keys, Sequence) or not d_keys:
+    if (
+        isinstance(d_keys, (str, bytes))
+        or not isinstance(d_keys, Sequence)
+        or not d_keys
+    ):
         raise TypeError(f"d_keys must be a non-empty sequence of ints, got {d_keys!r}")
     for d in d_keys:
         check_int("d_keys[i]", d)
@@ -63,7 +74,9 @@ def softmax_saturation_figure(
             )
     check_int("n_keys", n_keys)
     if n_curves > len(COLOURS):
-        raise ValueError(f"labels can name at most {len(COLOURS)} curves, got {n_curves}")
+        raise ValueError(
+            f"labels can name at most {len(COLOURS)} curves, got {n_curves}"
+        )
     if bool((max_prob < 0).any()) or bool((max_prob > 1).any()):
         raise ValueError("max_prob must hold probabilities in [0, 1]")
     if bool((score_std <= 0).any()):
@@ -94,7 +107,13 @@ def softmax_saturation_figure(
         ax_max.axhline(level, color="#555555", linewidth=1.0, linestyle=(0, (1, 1)))
         offset = 0.015 if where == "bottom" else -0.015
         ax_max.text(
-            d_keys[-1], level + offset, text, fontsize=9, color="#333333", va=where, ha="right"
+            d_keys[-1],
+            level + offset,
+            text,
+            fontsize=9,
+            color="#333333",
+            va=where,
+            ha="right",
         )
     ax_max.set_ylim(0.0, 1.1)
     ax_max.set_ylabel("mean largest probability of a row", fontsize=10)
@@ -152,7 +171,12 @@ def weighted_values_figure(
     ax_v.axvline(0, color="#bbbbbb", linewidth=0.8)
     for j, ((x, y), p) in enumerate(zip(values.tolist(), probs.tolist(), strict=True)):
         ax_v.plot(
-            [mixed[0], x], [mixed[1], y], color="#999999", linewidth=0.8, linestyle="--", zorder=1
+            [mixed[0], x],
+            [mixed[1], y],
+            color="#999999",
+            linewidth=0.8,
+            linestyle="--",
+            zorder=1,
         )
         ax_v.scatter(
             [x],
@@ -163,7 +187,9 @@ def weighted_values_figure(
             zorder=2,
             label="value v_j (area ∝ p_j)" if j == 0 else None,
         )
-        ax_v.annotate(key_tokens[j], (x, y), xytext=(7, 5), textcoords="offset points", fontsize=9)
+        ax_v.annotate(
+            key_tokens[j], (x, y), xytext=(7, 5), textcoords="offset points", fontsize=9
+        )
     ax_v.scatter(
         [float(mixed[0])],
         [float(mixed[1])],
@@ -182,7 +208,9 @@ def weighted_values_figure(
     return fig
 
 
-def merge_heads_figure(heads: torch.Tensor, merged: torch.Tensor, token: str = "") -> Figure:
+def merge_heads_figure(
+    heads: torch.Tensor, merged: torch.Tensor, token: str = ""
+) -> Figure:
     """Where each head's output lands in the merged vector of one token.
 
     Top, the ``n_heads`` outputs of one token, ``d_key`` numbers each; bottom,
@@ -199,7 +227,9 @@ def merge_heads_figure(heads: torch.Tensor, merged: torch.Tensor, token: str = "
     merged = as_matrix("merged", merged, 1)
     n_heads, d_key = heads.shape
     if n_heads > len(HEAD_FILLS):
-        raise ValueError(f"heads can have at most {len(HEAD_FILLS)} rows, got {n_heads}")
+        raise ValueError(
+            f"heads can have at most {len(HEAD_FILLS)} rows, got {n_heads}"
+        )
     if merged.numel() != n_heads * d_key:
         raise ValueError(
             f"merged must have n_heads * d_key = {n_heads * d_key} features for heads of "
@@ -212,7 +242,9 @@ def merge_heads_figure(heads: torch.Tensor, merged: torch.Tensor, token: str = "
         )
 
     gap = 0.6  # space between two heads in the top row
-    fig = BookFigure(figsize=(max(6.0, 0.95 * n_heads * d_key + 1.5), 3.0), layout="constrained")
+    fig = BookFigure(
+        figsize=(max(6.0, 0.95 * n_heads * d_key + 1.5), 3.0), layout="constrained"
+    )
     ax = fig.subplots()
 
     def cell(x, y, value, head):
@@ -234,7 +266,12 @@ def merge_heads_figure(heads: torch.Tensor, merged: torch.Tensor, token: str = "
             ha="center",
             va="center",
             fontsize=10,
-            bbox=dict(boxstyle="round,pad=0.25", facecolor="white", edgecolor="none", alpha=0.85),
+            bbox=dict(
+                boxstyle="round,pad=0.25",
+                facecolor="white",
+                edgecolor="none",
+                alpha=0.85,
+            ),
         )
 
     top_width = n_heads * d_key + (n_heads - 1) * gap
@@ -259,8 +296,17 @@ def merge_heads_figure(heads: torch.Tensor, merged: torch.Tensor, token: str = "
             va="top",
             fontsize=9,
         )
-    ax.text(-0.3, 2.6, f"per head\n({n_heads}, {d_key})", ha="right", va="center", fontsize=10)
-    ax.text(-0.3, 0.4, f"merged\n({n_heads * d_key},)", ha="right", va="center", fontsize=10)
+    ax.text(
+        -0.3,
+        2.6,
+        f"per head\n({n_heads}, {d_key})",
+        ha="right",
+        va="center",
+        fontsize=10,
+    )
+    ax.text(
+        -0.3, 0.4, f"merged\n({n_heads * d_key},)", ha="right", va="center", fontsize=10
+    )
     ax.set_xlim(-2.2, top_width + 0.2)
     ax.set_ylim(-0.9, 3.5)
     ax.set_axis_off()

@@ -29,8 +29,12 @@ def token_grid(tokens: Sequence[Sequence[str]], is_token: torch.Tensor) -> Figur
             f"tokens must be {batch} rows of {length} strings to match is_token, "
             f"got rows of lengths {[len(row) for row in tokens]}"
         )
-    cell = min(1.0, 6.1 / length)  # inches per position; 1.1 inch is left for the row labels
-    fig = BookFigure(figsize=(cell * length + 1.1, 0.5 * batch + 0.6), layout="constrained")
+    cell = min(
+        1.0, 6.1 / length
+    )  # inches per position; 1.1 inch is left for the row labels
+    fig = BookFigure(
+        figsize=(cell * length + 1.1, 0.5 * batch + 0.6), layout="constrained"
+    )
     ax = fig.subplots()
     for b in range(batch):
         for t in range(length):
@@ -56,12 +60,18 @@ def token_grid(tokens: Sequence[Sequence[str]], is_token: torch.Tensor) -> Figur
                 color="#111111",
                 bbox=None
                 if real
-                else dict(facecolor="white", edgecolor="none", boxstyle="round,pad=0.2"),
+                else dict(
+                    facecolor="white", edgecolor="none", boxstyle="round,pad=0.2"
+                ),
             )
     ax.set_xlim(-0.05, length)
     ax.set_ylim(batch, -0.14)
-    ax.set_xticks([t + 0.47 for t in range(length)], labels=[f"pos {t}" for t in range(length)])
-    ax.set_yticks([b + 0.43 for b in range(batch)], labels=[f"sentence {b}" for b in range(batch)])
+    ax.set_xticks(
+        [t + 0.47 for t in range(length)], labels=[f"pos {t}" for t in range(length)]
+    )
+    ax.set_yticks(
+        [b + 0.43 for b in range(batch)], labels=[f"sentence {b}" for b in range(batch)]
+    )
     ax.tick_params(length=0)
     for side in ax.spines.values():
         side.set_visible(False)

@@ -13,29 +13,13 @@ layer, and the figures. Everything else lives in the submodules, which
 # The submodules (`x as x`: loaded so that `mha.masks.to_sdpa_mask` and the like work).
 from mha import (
     cost as cost,
-)
-from mha import (
     display as display,
-)
-from mha import (
     embedding as embedding,
-)
-from mha import (
     example as example,
-)
-from mha import (
     interop as interop,
-)
-from mha import (
     masks as masks,
-)
-from mha import (
     plotting as plotting,
-)
-from mha import (
     text as text,
-)
-from mha import (
     training as training,
 )
 from mha.attention import (

@@ -17,6 +17,7 @@ from mha.plotting.embeddings import (
 from mha.plotting.masks import mask_figure, mask_panels
 from mha.plotting.pytorch import weights_panels
 from mha.plotting.scores import (
+    head_contributions_figure,
     merge_heads_figure,
     softmax_saturation_figure,
     weighted_values_figure,
@@ -30,6 +31,7 @@ __all__ = [
     "cost_counts_figure",
     "display_attention",
     "fingerprint",
+    "head_contributions_figure",
     "head_split_figure",
     "mask_figure",
     "mask_panels",

@@ -12,11 +12,14 @@ from matplotlib.ticker import FuncFormatter
 
 from mha._checks import check_int
 from mha.plotting.core import (
+    CMAP,
     COLOURS,
+    KEY_AXIS,
     PROBABILITY,
     BookFigure,
     as_matrix,
     check_labels,
+    heatmap,
     line_style,
 )
 
@@ -82,7 +85,7 @@ def softmax_saturation_figure(
     if bool((score_std <= 0).any()):
         raise ValueError("score_std must be positive (it is drawn on a log scale)")
 
-    fig = BookFigure(figsize=(9.0, 3.8), layout="constrained")
+    fig = BookFigure(figsize=(7.2, 3.5), layout="constrained")
     ax_std, ax_max = fig.subplots(1, 2)
     for i, label in enumerate(labels):
         style = dict(**line_style(i), linewidth=1.8, markersize=5, label=label)
@@ -92,7 +95,7 @@ def softmax_saturation_figure(
         ax.set_xscale("log", base=2)
         ax.set_xticks(list(d_keys), labels=[str(d) for d in d_keys], fontsize=9)
         ax.minorticks_off()
-        ax.set_xlabel("d_key (size of each query and key vector)", fontsize=10)
+        ax.set_xlabel("d_key (size of a query or key)", fontsize=10)
         ax.grid(True, color="#dddddd", linewidth=0.6)
     ax_std.set_yscale("log", base=2)
     ax_std.yaxis.set_major_formatter(
@@ -100,6 +103,8 @@ def softmax_saturation_figure(
     )
     ax_std.set_ylabel("standard deviation of the scores", fontsize=10)
     ax_std.set_title("Spread of the scores", fontsize=11)
+    # Both notes sit at the left end, outside the curves: above the one-hot
+    # line, and below the uniform line (every curve stays above 1 / n_keys).
     for level, text, where in (
         (1.0, "one-hot", "bottom"),
         (1.0 / n_keys, f"uniform (1/{n_keys})", "top"),
@@ -107,18 +112,18 @@ def softmax_saturation_figure(
         ax_max.axhline(level, color="#555555", linewidth=1.0, linestyle=(0, (1, 1)))
         offset = 0.015 if where == "bottom" else -0.015
         ax_max.text(
-            d_keys[-1],
+            d_keys[0],
             level + offset,
             text,
             fontsize=9,
             color="#333333",
             va=where,
-            ha="right",
+            ha="left",
         )
     ax_max.set_ylim(0.0, 1.1)
     ax_max.set_ylabel("mean largest probability of a row", fontsize=10)
     ax_max.set_title(f"How peaked the softmax is ({n_keys} keys)", fontsize=11)
-    ax_max.legend(fontsize=9, loc="center right")
+    ax_max.legend(fontsize=9, loc="center right", framealpha=1.0)
     return fig
 
 
@@ -154,8 +159,8 @@ def weighted_values_figure(
         raise ValueError("probs must hold probabilities in [0, 1]")
     mixed = probs @ values  # (2,)
 
-    fig = BookFigure(figsize=(9.0, 3.9), layout="constrained")
-    ax_p, ax_v = fig.subplots(1, 2, width_ratios=[1, 1.25])
+    fig = BookFigure(figsize=(7.2, 4.2), layout="constrained")
+    ax_p, ax_v = fig.subplots(1, 2, width_ratios=[1, 1.3])
     rows = list(range(k_len))
     ax_p.barh(rows, probs.tolist(), color=COLOURS[0], edgecolor="#222222", height=0.65)
     for j, p in enumerate(probs.tolist()):
@@ -164,12 +169,29 @@ def weighted_values_figure(
     ax_p.invert_yaxis()
     ax_p.set_xlim(0, min(1.0, float(probs.max()) + 0.15))
     ax_p.set_xlabel(f"{PROBABILITY} p_j", fontsize=10)
-    ax_p.set_ylabel("key", fontsize=10)
-    ax_p.set_title(f"How much '{query_token}' takes from each value", fontsize=11)
+    ax_p.set_ylabel(KEY_AXIS, fontsize=10)
+    ax_p.set_title(f"Weights of the query '{query_token}'", fontsize=11)
 
     ax_v.axhline(0, color="#bbbbbb", linewidth=0.8)
     ax_v.axvline(0, color="#bbbbbb", linewidth=0.8)
+    # Each label goes on the far side of its point from the star, so that no
+    # label hides under the star: along the direction star → point, measured
+    # in units of the plotted range of each axis.
+    span = (values.amax(dim=0) - values.amin(dim=0)).clamp(min=1e-9)  # (2,)
     for j, ((x, y), p) in enumerate(zip(values.tolist(), probs.tolist(), strict=True)):
+        dx, dy = ((values[j] - mixed) / span).tolist()
+        norm = (dx * dx + dy * dy) ** 0.5 or 1.0
+        dx, dy = dx / norm, dy / norm
+        radius = (60 + 900 * p) ** 0.5 / 2 + 4  # points: the marker's radius and a gap
+        ax_v.annotate(
+            key_tokens[j],
+            (x, y),
+            xytext=(radius * dx, radius * dy),
+            textcoords="offset points",
+            fontsize=9,
+            ha="left" if dx > 0.35 else "right" if dx < -0.35 else "center",
+            va="bottom" if dy > 0.35 else "top" if dy < -0.35 else "center",
+        )
         ax_v.plot(
             [mixed[0], x],
             [mixed[1], y],
@@ -187,9 +209,6 @@ def weighted_values_figure(
             zorder=2,
             label="value v_j (area ∝ p_j)" if j == 0 else None,
         )
-        ax_v.annotate(
-            key_tokens[j], (x, y), xytext=(7, 5), textcoords="offset points", fontsize=9
-        )
     ax_v.scatter(
         [float(mixed[0])],
         [float(mixed[1])],
@@ -202,9 +221,12 @@ def weighted_values_figure(
     )
     ax_v.set_xlabel("feature 0 of the head", fontsize=10)
     ax_v.set_ylabel("feature 1 of the head", fontsize=10)
-    ax_v.set_title("Values, and their weighted average", fontsize=11)
-    ax_v.margins(0.18)
-    ax_v.legend(fontsize=9, loc="best", markerscale=0.6)
+    ax_v.set_title("Values and their weighted average", fontsize=11)
+    ax_v.margins(0.22)
+    # Below the plane, where it cannot cover a point.
+    ax_v.legend(
+        fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.2), markerscale=0.6
+    )
     return fig
 
 
@@ -243,7 +265,8 @@ def merge_heads_figure(
 
     gap = 0.6  # space between two heads in the top row
     fig = BookFigure(
-        figsize=(max(6.0, 0.95 * n_heads * d_key + 1.5), 3.0), layout="constrained"
+        figsize=(min(7.2, max(6.0, 0.95 * n_heads * d_key + 1.5)), 3.0),
+        layout="constrained",
     )
     ax = fig.subplots()
 
@@ -312,4 +335,67 @@ def merge_heads_figure(
     ax.set_axis_off()
     if token:
         ax.set_title(f"Merging the heads of the token '{token}'", fontsize=11)
+    return fig
+
+
+def head_contributions_figure(
+    pieces: torch.Tensor, bias: torch.Tensor, output: torch.Tensor, token: str = ""
+) -> Figure:
+    """The output projection as a sum over heads, for one token.
+
+    ``Wo`` applied to the merged heads equals a sum: each head ``h`` writes
+    ``A_h @ Wo.weight[:, h*d_key:(h+1)*d_key].T``, a vector of ``d_model``
+    numbers, and the bias is added once. Top, one row per head and one for
+    the bias; bottom, their sum, the token's output. Each value is printed in
+    its cell, on one colour scale centred on 0.
+
+    Args:
+        pieces: ``(n_heads, d_model)``, what each head adds to the token's output.
+        bias: ``(d_model,)``, the bias of ``Wo``.
+        output: ``(d_model,)``, the token's output; must equal
+            ``pieces.sum(0) + bias``.
+        token: the token's label, for the title.
+    """
+    pieces = as_matrix("pieces", pieces, 2)
+    bias = as_matrix("bias", bias, 1)
+    output = as_matrix("output", output, 1)
+    n_heads, d_model = pieces.shape
+    if n_heads > 8 or d_model > 12:
+        raise ValueError(
+            f"pieces can show at most 8 heads of 12 features, got shape {tuple(pieces.shape)}"
+        )
+    for name, vector in (("bias", bias), ("output", output)):
+        if vector.numel() != d_model:
+            raise ValueError(
+                f"{name} must have d_model = {d_model} features like pieces, "
+                f"got shape {tuple(vector.shape)}"
+            )
+    if not torch.allclose(pieces.sum(dim=0) + bias, output):
+        raise ValueError(
+            "output must equal pieces.sum(0) + bias; it holds other numbers"
+        )
+
+    rows = torch.cat([pieces, bias[None]])  # (n_heads + 1, d_model)
+    limit = float(torch.cat([rows.flatten(), output]).abs().max()) or 1.0
+    fig = BookFigure(figsize=(min(7.2, 0.62 * d_model + 2.4), 0.4 * n_heads + 2.0))
+    fig.set_layout_engine("constrained")
+    ax_sum, ax_out = fig.subplots(2, 1, height_ratios=[n_heads + 1, 1.0])
+    heatmap(ax_sum, rows, -limit, limit, annotate=True, fontsize=9, cmap=CMAP)
+    image = heatmap(
+        ax_out, output[None], -limit, limit, annotate=True, fontsize=9, cmap=CMAP
+    )
+    labels = [f"head {h}" for h in range(n_heads)] + ["bias"]
+    ax_sum.set_yticks(range(n_heads + 1), labels=labels, fontsize=9)
+    ax_sum.set_xticks([])
+    ax_sum.axhline(n_heads - 0.5, color="white", linewidth=2)
+    ax_out.set_yticks([0], labels=["sum = output"], fontsize=9)
+    ax_out.set_xticks(
+        range(d_model), labels=[str(f) for f in range(d_model)], fontsize=9
+    )
+    ax_out.set_xlabel("output feature", fontsize=10)
+    for ax in (ax_sum, ax_out):
+        ax.tick_params(length=0)
+    title = "What each head adds to the output"
+    ax_sum.set_title(f"{title} of '{token}'" if token else title, fontsize=11)
+    fig.colorbar(image, ax=[ax_sum, ax_out], label="value", shrink=0.9)
     return fig

@@ -23,7 +23,7 @@ def weights_panels(
     *,
     suptitle: str | None = None,
     n_cols: int | None = None,
-    cell_size: float = 0.4,
+    cell_size: float = 0.36,
     dpi: int = 100,
 ) -> Figure:
     """Attention weights of one sequence and head, computed several ways, side by side.
@@ -82,7 +82,7 @@ def weights_panels(
         ax.set_axis_off()
     axes = grid[:n]
     for ax, matrix, panel_title in zip(axes, matrices, titles, strict=True):
-        image = heatmap(ax, matrix, 0.0, 1.0, annotate=True)  # NaN cells are left empty
+        image = heatmap(ax, matrix, 0.0, 1.0, annotate=True, fontsize=9)  # NaN cells left empty
         for i, j in matrix.isnan().nonzero().tolist():
             ax.add_patch(
                 Rectangle(
@@ -96,7 +96,7 @@ def weights_panels(
                 )
             )
             ax.text(
-                j, i, "NaN", ha="center", va="center", fontsize=7, color="black", fontweight="bold"
+                j, i, "NaN", ha="center", va="center", fontsize=9, color="black", fontweight="bold"
             )
         label_axes(ax, query_tokens, key_tokens)
         ax.set_xlabel("key", fontsize=9)

@@ -15,11 +15,13 @@ from mha.attention import MultiHeadAttention
 
 
 def packed_in_proj(layer: MultiHeadAttention) -> tuple[torch.Tensor, torch.Tensor]:
-    """``(in_proj_weight (3*d_model, d_model), in_proj_bias (3*d_model,))`` of ``layer``."""
+    """``Wq``, ``Wk`` and ``Wv`` of ``layer`` stacked row-wise, as PyTorch packs them:
+    ``in_proj_weight (3*d_model, d_model)`` and ``in_proj_bias (3*d_model,)``."""
+    projections = (layer.Wq, layer.Wk, layer.Wv)
     weight = torch.cat(
-        [layer.Wq.weight, layer.Wk.weight, layer.Wv.weight]
+        [linear.weight for linear in projections]
     )  # (3*d_model, d_model)
-    bias = torch.cat([layer.Wq.bias, layer.Wk.bias, layer.Wv.bias])  # (3*d_model,)
+    bias = torch.cat([linear.bias for linear in projections])  # (3*d_model,)
     return weight, bias
 
 

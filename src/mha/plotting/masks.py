@@ -132,7 +132,7 @@ def mask_panels(
     titles: Sequence[str],
     *,
     suptitle: str | None = None,
-    cell_size: float = 0.34,
+    cell_size: float = 0.29,
     dpi: int = 100,
 ) -> Figure:
     """Several masks of the same sequence side by side, e.g. padding, causal, both.

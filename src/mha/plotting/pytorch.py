@@ -23,7 +23,7 @@ def weights_panels(
     *,
     suptitle: str | None = None,
     n_cols: int | None = None,
-    cell_size: float = 0.4,
+    cell_size: float = 0.36,
     dpi: int = 100,
 ) -> Figure:
     """Attention weights of one sequence and head, computed several ways, side by side.
@@ -84,7 +84,9 @@ def weights_panels(
         ax.set_axis_off()
     axes = grid[:n]
     for ax, matrix, panel_title in zip(axes, matrices, titles, strict=True):
-        image = heatmap(ax, matrix, 0.0, 1.0, annotate=True)  # NaN cells are left empty
+        image = heatmap(
+            ax, matrix, 0.0, 1.0, annotate=True, fontsize=9
+        )  # NaN cells left empty
         for i, j in matrix.isnan().nonzero().tolist():
             ax.add_patch(
                 Rectangle(
@@ -103,7 +105,7 @@ def weights_panels(
                 "NaN",
                 ha="center",
                 va="center",
-                fontsize=7,
+                fontsize=9,
                 color="black",
                 fontweight="bold",
             )

@@ -5,11 +5,12 @@ prints the same numbers. The layers are seeded, in eval mode, and their
 parameters do not require gradients (nothing is trained on this page), so
 printed tensors carry no ``grad_fn``.
 
-The weights are drawn in float32, PyTorch's default, and the example is then
-computed in float64. Processors sum in different orders (AVX-512, AVX2, ARM
-kernels), which changes float32 results in about the seventh digit: enough to
-flip a printed digit now and then. In float64 the differences sit near the
-sixteenth digit, so every number the book prints is the same on every machine.
+The example is drawn and computed in float64. Processors add numbers up in
+different orders (AVX-512, AVX2 and ARM kernels), and even PyTorch's float32
+random draws differ in their last bit from one to another: enough to flip a
+printed digit now and then. float64 draws are the same everywhere, and float64
+sums differ only near the sixteenth digit, so every number the book prints
+is the same on every machine.
 """
 
 from __future__ import annotations
@@ -80,22 +81,20 @@ def running_example(n_heads: int = N_HEADS, seed: int = SEED) -> RunningExample:
     The attention layer's weights are drawn from their own seed, so they do
     not depend on the vocabulary's size; changing ``n_heads`` keeps the same
     ``Wq, Wk, Wv, Wo`` (their shapes do not depend on it) and only changes how
-    their outputs are cut into heads. The weights are drawn in float32 and
-    computed with in float64, whatever PyTorch's default dtype is.
+    their outputs are cut into heads. Everything is float64, whatever
+    PyTorch's default dtype is.
     """
     vocab = Vocab.from_corpus(SENTENCES)
     ids, _ = vocab.encode_batch(SENTENCES)  # (3, 6): every sentence has six tokens
     torch.manual_seed(seed)
-    embed = Embeddings(len(vocab), D_MODEL, dtype=torch.float32)
+    embed = Embeddings(len(vocab), D_MODEL, dtype=DTYPE)
     position = PositionalEncoding(
         D_MODEL, dropout=DROPOUT, max_length=MAX_LENGTH, dtype=DTYPE
     )
     torch.manual_seed(seed + 1)
-    attention = MultiHeadAttention(
-        D_MODEL, n_heads, dropout=DROPOUT, dtype=torch.float32
-    )
+    attention = MultiHeadAttention(D_MODEL, n_heads, dropout=DROPOUT, dtype=DTYPE)
     for module in (embed, position, attention):
-        module.to(DTYPE).eval().requires_grad_(False)
+        module.eval().requires_grad_(False)
     X = position(embed(ids))  # (3, 6, 8)
     tokens = [vocab.decode(row) for row in ids]
     return RunningExample(SENTENCES, tokens, vocab, ids, embed, position, X, attention)

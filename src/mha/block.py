@@ -117,10 +117,8 @@ class EncoderBlock(nn.Module):
         _check_sequence("x", x, self.d_model)
         attended, _ = self.attention(x, x, x, mask)  # (batch, x_len, d_model)
         x = self.norm1(x + self.dropout(attended))  # (batch, x_len, d_model)
-        x = self.norm2(
-            x + self.dropout(self.feed_forward(x))
-        )  # (batch, x_len, d_model)
-        return x
+        changed = self.feed_forward(x)  # (batch, x_len, d_model)
+        return self.norm2(x + self.dropout(changed))  # (batch, x_len, d_model)
 
 
 class DecoderBlock(nn.Module):
@@ -187,18 +185,15 @@ class DecoderBlock(nn.Module):
         allowed = causal_mask(x_len, device=x.device)  # (x_len, x_len): i sees 0 … i
         if mask is not None:
             shape = (batch, self.n_heads, x_len, x_len)
-            allowed = allowed & check_mask(
-                mask, shape, device=x.device
-            )  # (…, x_len, x_len)
+            extra = check_mask(mask, shape, device=x.device)  # bool, broadcastable
+            allowed = allowed & extra  # (…, x_len, x_len)
         attended, _ = self.self_attention(x, x, x, allowed)  # (batch, x_len, d_model)
         x = self.norm1(x + self.dropout(attended))  # (batch, x_len, d_model)
         # Queries from the decoder, keys and values from the encoder: (batch, x_len, d_model).
         attended, _ = self.cross_attention(x, memory, memory, memory_mask)
         x = self.norm2(x + self.dropout(attended))  # (batch, x_len, d_model)
-        x = self.norm3(
-            x + self.dropout(self.feed_forward(x))
-        )  # (batch, x_len, d_model)
-        return x
+        changed = self.feed_forward(x)  # (batch, x_len, d_model)
+        return self.norm3(x + self.dropout(changed))  # (batch, x_len, d_model)
 
 
 def to_torch(block: EncoderBlock | DecoderBlock) -> nn.Module:

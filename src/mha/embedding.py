@@ -60,9 +60,8 @@ class Embeddings(nn.Module):
                 f"ids must lie in [0, {self.vocab_size}), got values from "
                 f"{ids.min().item()} to {ids.max().item()}"
             )
-        return self.lut(ids.long()) * math.sqrt(
-            self.d_model
-        )  # (batch, seq_len, d_model)
+        vectors = self.lut(ids.long())  # (batch, seq_len, d_model)
+        return vectors * math.sqrt(self.d_model)  # (batch, seq_len, d_model)
 
 
 def sinusoids(
@@ -76,14 +75,11 @@ def sinusoids(
     """
     check_int("max_length", max_length)
     check_int("d_model", d_model)
-    position = torch.arange(max_length, dtype=torch.float64).unsqueeze(
-        1
-    )  # (max_length, 1)
-    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)  # (ceil(d_model/2),)
+    f64 = torch.float64
+    position = torch.arange(max_length, dtype=f64).unsqueeze(1)  # (max_length, 1)
+    two_i = torch.arange(0, d_model, 2, dtype=f64)  # (ceil(d_model/2),)
     angle = position / 10000 ** (two_i / d_model)  # (max_length, ceil(d_model/2))
-    table = torch.zeros(
-        max_length, d_model, dtype=torch.float64
-    )  # (max_length, d_model)
+    table = torch.zeros(max_length, d_model, dtype=f64)  # (max_length, d_model)
     table[:, 0::2] = torch.sin(angle)
     table[:, 1::2] = torch.cos(angle[:, : d_model // 2])
     return table.to(dtype or torch.get_default_dtype())

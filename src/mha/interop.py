@@ -18,9 +18,7 @@ def packed_in_proj(layer: MultiHeadAttention) -> tuple[torch.Tensor, torch.Tenso
     """``Wq``, ``Wk`` and ``Wv`` of ``layer`` stacked row-wise, as PyTorch packs them:
     ``in_proj_weight (3*d_model, d_model)`` and ``in_proj_bias (3*d_model,)``."""
     projections = (layer.Wq, layer.Wk, layer.Wv)
-    weight = torch.cat(
-        [linear.weight for linear in projections]
-    )  # (3*d_model, d_model)
+    weight = torch.cat([w.weight for w in projections])  # (3*d_model, d_model)
     bias = torch.cat([linear.bias for linear in projections])  # (3*d_model,)
     return weight, bias
 

@@ -71,16 +71,15 @@ def lengths_mask(
             f"and dtype {lengths.dtype}"
         )
     longest = int(lengths.max())
-    k_len = longest if k_len is None else k_len
+    k_len = longest if k_len is None else check_int("k_len", k_len, minimum=0)
     if int(lengths.min()) < 0 or k_len < longest:
         raise ValueError(
             f"lengths must lie in [0, k_len={k_len}], got values from "
             f"{int(lengths.min())} to {longest}"
         )
     positions = torch.arange(k_len, device=lengths.device)  # (k_len,)
-    return (positions[None, :] < lengths[:, None])[
-        :, None, None, :
-    ]  # (batch, 1, 1, k_len)
+    allowed = positions[None, :] < lengths[:, None]  # (batch, k_len)
+    return allowed[:, None, None, :]  # (batch, 1, 1, k_len)
 
 
 def check_mask(
@@ -184,15 +183,10 @@ def to_nn_attn_mask(
     allowed = check_mask(mask, shape)
     batch, n_heads, q_len, k_len = shape
     if allowed.dim() == 2 or allowed.shape[:2] == (1, 1):
-        return ~allowed.reshape(allowed.shape[-2:]).expand(
-            q_len, k_len
-        )  # (q_len, k_len)
-    full = allowed.expand(
-        batch, n_heads, q_len, k_len
-    )  # (batch, n_heads, q_len, k_len)
-    return ~full.reshape(
-        batch * n_heads, q_len, k_len
-    )  # (batch * n_heads, q_len, k_len)
+        one = allowed.reshape(allowed.shape[-2:])  # (q_len or 1, k_len or 1)
+        return ~one.expand(q_len, k_len)  # (q_len, k_len)
+    full = allowed.expand(*shape)  # (batch, n_heads, q_len, k_len)
+    return ~full.reshape(batch * n_heads, q_len, k_len)  # (batch * n_heads, ...)
 
 
 def to_key_padding_mask(mask: torch.Tensor) -> torch.Tensor:

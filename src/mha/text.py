@@ -146,9 +146,8 @@ class Vocab:
             raise ValueError(
                 f"length must be at least the longest sentence ({longest} tokens), got {length}"
             )
-        ids = torch.full(
-            (len(rows), length), self.pad_id, dtype=torch.long
-        )  # (batch, length)
+        shape = (len(rows), length)  # (batch, length)
+        ids = torch.full(shape, self.pad_id, dtype=torch.long)  # (batch, length)
         is_token = torch.zeros(len(rows), length, dtype=torch.bool)  # (batch, length)
         for i, row in enumerate(rows):
             ids[i, : len(row)] = torch.tensor(row, dtype=torch.long)

@@ -19,7 +19,7 @@ def packed_in_proj(layer: MultiHeadAttention) -> tuple[torch.Tensor, torch.Tenso
     ``in_proj_weight (3*d_model, d_model)`` and ``in_proj_bias (3*d_model,)``."""
     projections = (layer.Wq, layer.Wk, layer.Wv)
     weight = torch.cat([w.weight for w in projections])  # (3*d_model, d_model)
-    bias = torch.cat([linear.bias for linear in projections])  # (3*d_model,)
+    bias = torch.cat([w.bias for w in projections])  # (3*d_model,)
     return weight, bias
 
 

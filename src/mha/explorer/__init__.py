@@ -46,7 +46,7 @@ def attention_explorer(
         if not values or any(v not in allowed for v in values):
             raise ValueError(f"{name} must be a non-empty subset of {allowed}, got {values}")
     if not sentences:
-        raise ValueError("sentences must hold at least one sentence")
+        raise ValueError(f"sentences must hold at least one sentence, got {sentences!r}")
     for sentence in sentences:
         sentence_tokens(sentence)
     build = live_explorer if mode == "live" else static_explorer

@@ -14,8 +14,12 @@ ROOT = Path(__file__).resolve().parents[1]
 def derive(tmp_path: Path, *args: str, url: str | None = None) -> dict:
     env = {"PATH": "/usr/bin:/bin", "BOOK_REPOSITORY_URL": url or ""}
     out = tmp_path / "config.yml"
-    subprocess.run([sys.executable, str(ROOT / "scripts" / "book_config.py"), str(out), *args],
-                   cwd=tmp_path, env=env, check=True)
+    subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "book_config.py"), str(out), *args],
+        cwd=tmp_path,
+        env=env,
+        check=True,
+    )
     return yaml.safe_load(out.read_text())
 
 

@@ -106,7 +106,7 @@ lock: $(STAMP)
 	  $(BIN)/python -m pip freeze --exclude-editable | sed 's/^torch==\(.*\)+cpu$$/torch==\1/'; } > constraints.txt
 
 # Retrain the previous-word models the explorer shows and save their weights
-# (src/mha/data/previous_word.pt); tests/test_training.py checks they match.
+# (src/mha/data/previous_word.pt); tests/test_training.py checks what they learned.
 weights: $(STAMP)
 	$(BIN)/python -c "from mha.training import save_trained; save_trained()"
 

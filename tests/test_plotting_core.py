@@ -114,6 +114,9 @@ def test_what_a_figure_draws_changes_its_fingerprint(figure):
     }
     for what, fig in others.items():
         assert repr(fig) != base, what
+    # Without printed values (as in the explorer) the image alone shows the change.
+    unprinted = repr(figure(annotate=False))
+    assert repr(figure(attention=changed(figure.attention, 0.05), annotate=False)) != unprinted
     causal, padding = torch.ones(4, 4).tril(), torch.tensor([[1, 1, 1, 0]]).expand(4, 4)
     tokens = KEYS
     assert repr(plotting.mask_figure(causal, tokens, tokens)) != repr(

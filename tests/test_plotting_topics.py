@@ -56,7 +56,9 @@ def test_positional_encoding_curves_draw_the_chosen_columns_in_distinct_styles()
 
 def test_qkv_heatmaps_share_one_symmetric_colour_scale(gen):
     Q, K, V = torch.randn(3, 6, 8, generator=gen)
+    Q[0, 0] = -0.04  # printed as 0.0, not -0.0
     panels = heatmaps(plotting.qkv_heatmaps(Q, K, 3 * V, list("abcdef")))
+    assert "-0.0" not in [text.get_text() for text in panels[0].texts]
     assert [ax.get_title() for ax in panels] == ["Q", "K", "V"]
     for ax, matrix in zip(panels, (Q, K, 3 * V), strict=True):
         close(shown(ax), matrix)

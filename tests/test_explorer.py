@@ -182,7 +182,9 @@ def test_the_mode_comes_from_the_environment(monkeypatch):
 
 def test_the_fast_redraw_looks_like_a_fresh_figure():
     settings = Settings(mha.SENTENCES[1], 8, "causal")
-    frames.frame_png(Settings(mha.SENTENCES[1], 8, "none"))  # other maps drawn just before
+    # Just before, other maps and other labels on the same kept figure (same length
+    # and label width): nothing of them may remain.
+    frames.frame_png(Settings("example paragraph is this a basic", 8, "none"))
     png, tokens, probs = frames.frame_png(settings)
     fresh = mha.display_attention(
         tokens, tokens, probs, 8, 2, 4, annotate=False, head_size=frames.PANEL_INCHES[8], dpi=80

@@ -1,44 +1,159 @@
-"""Shared fixtures: the Agg backend, seeds, and the book's running example."""
+"""Shared test helpers: the Agg backend, seeds, a layer factory, the PyTorch
+reference every equivalence test compares with, and an error-message check."""
 
 import os
 import tempfile
 
-# Must happen before anything imports matplotlib (``import mha`` does, through
-# mha.plotting), so that no test ever needs a display.
+# Before anything imports matplotlib (``import mha`` does), so no test needs a display.
 os.environ["MPLBACKEND"] = "Agg"
-# Hypothesis keeps caches in ./.hypothesis by default; keep the repository clean.
+# Hypothesis keeps its example database in ./.hypothesis by default; keep the checkout clean.
 os.environ.setdefault(
     "HYPOTHESIS_STORAGE_DIRECTORY", os.path.join(tempfile.gettempdir(), "mha-tests-hypothesis")
 )
 
 import pytest  # noqa: E402
 import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
 from hypothesis import settings  # noqa: E402
+from torch import nn  # noqa: E402
 
 import mha  # noqa: E402
 
-# Property tests are derandomized so that every run explores the same examples.
-settings.register_profile("mha", derandomize=True, deadline=None, max_examples=100)
-settings.load_profile("mha")
+# `make unit` runs two workers on two cores: one thread each, no oversubscription.
+torch.set_num_threads(1)
 
-SEED = 1234
+# Property tests are derandomized, so every run explores the same examples.
+settings.register_profile("mha", derandomize=True, deadline=None, max_examples=40)
+settings.load_profile("mha")
 
 
 @pytest.fixture(autouse=True)
 def _seed_torch():
-    """Every test starts from the same global RNG state, whatever ran before it
-    (``mha.running_example`` reseeds the global generator as a side effect)."""
-    torch.manual_seed(SEED)
-    yield
+    """Every test starts from the same global RNG state, whatever ran before it."""
+    torch.manual_seed(1234)
 
 
 @pytest.fixture
 def gen() -> torch.Generator:
     """A private, seeded generator for random inputs."""
-    return torch.Generator().manual_seed(SEED)
+    return torch.Generator().manual_seed(1234)
 
 
-@pytest.fixture
-def ex() -> mha.example.RunningExample:
-    """The running example of the book: 3 sentences of 6 tokens, d_model=8, 4 heads."""
-    return mha.running_example()
+# --- a layer, and PyTorch's answer for it -----------------------------------------
+
+
+def _make_layer(d_model, n_heads, dtype=torch.float32, seed=0) -> mha.MultiHeadAttention:
+    """A seeded layer in eval mode (dropout 0.1, so eval mode matters) with
+    non-zero biases everywhere, so that a bias copied to the wrong place shows."""
+    torch.manual_seed(seed)
+    layer = mha.MultiHeadAttention(d_model, n_heads, dropout=0.1, dtype=dtype).eval()
+    with torch.no_grad():
+        for linear in (layer.Wq, layer.Wk, layer.Wv, layer.Wo):
+            linear.bias.uniform_(-0.5, 0.5)
+    return layer
+
+
+def _torch_copy(layer, batch_first=True) -> nn.MultiheadAttention:
+    """``nn.MultiheadAttention`` holding ``layer``'s weights, packed here by hand
+    (not with ``mha.to_torch``, so that a converter bug cannot hide)."""
+    weight = layer.Wq.weight
+    copy = nn.MultiheadAttention(
+        layer.d_model, layer.n_heads, batch_first=batch_first, dtype=weight.dtype
+    )
+    with torch.no_grad():
+        copy.in_proj_weight.copy_(torch.cat([layer.Wq.weight, layer.Wk.weight, layer.Wv.weight]))
+        copy.in_proj_bias.copy_(torch.cat([layer.Wq.bias, layer.Wk.bias, layer.Wv.bias]))
+        copy.out_proj.weight.copy_(layer.Wo.weight)
+        copy.out_proj.bias.copy_(layer.Wo.bias)
+    return copy.eval()
+
+
+def _reference(layer, query, key, value, mask=None, api="module", **torch_masks):
+    """What PyTorch computes for ``layer``: ``(output, per-head weights)``.
+
+    ``mask`` is in the package's convention (True/1 = may attend) and is
+    converted here by hand, without any mha function. ``torch_masks``
+    (``attn_mask``, ``key_padding_mask``) go to PyTorch as they are, to test
+    the package's converters. ``api`` picks the implementation:
+
+    - ``"module"``: ``nn.MultiheadAttention``, batch first;
+    - ``"functional"``: ``F.multi_head_attention_forward``, sequence first;
+    - ``"sdpa"``: ``F.scaled_dot_product_attention`` on Q, K, V projected and
+      split by hand (its weights: attending over an identity "value").
+    """
+    batch, q_len, d_model = query.shape
+    k_len, n_heads = key.size(1), layer.n_heads
+    shape = (batch, n_heads, q_len, k_len)
+    if mask is not None:
+        allowed = mask.bool() if mask.dim() == 4 else mask.bool()[None, None]
+        allowed = allowed.expand(shape)  # (batch, n_heads, q_len, k_len)
+        if api == "sdpa":
+            torch_masks["attn_mask"] = allowed  # SDPA: True = may attend
+        else:  # PyTorch's layout (batch * n_heads, q_len, k_len), True = blocked
+            torch_masks["attn_mask"] = ~allowed.reshape(batch * n_heads, q_len, k_len)
+    with torch.no_grad():
+        if api == "module":
+            return _torch_copy(layer)(
+                query, key, value, need_weights=True, average_attn_weights=False, **torch_masks
+            )
+        if api == "functional":
+            packed = _torch_copy(layer, batch_first=False)
+            out, weights = F.multi_head_attention_forward(
+                *(x.transpose(0, 1) for x in (query, key, value)),  # (seq_len, batch, d_model)
+                d_model,
+                n_heads,
+                packed.in_proj_weight,
+                packed.in_proj_bias,
+                None,
+                None,
+                False,
+                0.5,  # dropout, which training=False must switch off
+                packed.out_proj.weight,
+                packed.out_proj.bias,
+                training=False,
+                need_weights=True,
+                average_attn_weights=False,
+                **torch_masks,
+            )
+            return out.transpose(0, 1), weights
+        assert api == "sdpa" and "key_padding_mask" not in torch_masks
+
+        def heads(x, linear):  # (batch, seq_len, d_model) -> (batch, n_heads, seq_len, d_key)
+            return linear(x).view(batch, x.size(1), n_heads, -1).transpose(1, 2)
+
+        Q, K, V = heads(query, layer.Wq), heads(key, layer.Wk), heads(value, layer.Wv)
+        attn_mask = torch_masks.get("attn_mask")
+        A = F.scaled_dot_product_attention(Q, K, V, attn_mask=attn_mask)
+        out = layer.Wo(A.transpose(1, 2).reshape(batch, q_len, d_model))
+        eye = torch.eye(k_len, dtype=query.dtype).expand(batch, n_heads, k_len, k_len)
+        return out, F.scaled_dot_product_attention(Q, K, eye, attn_mask=attn_mask)
+
+
+@pytest.fixture(scope="session")
+def make_layer():
+    """``make_layer(d_model, n_heads, dtype=torch.float32, seed=0)``: a seeded
+    layer in eval mode with non-zero biases."""
+    return _make_layer
+
+
+@pytest.fixture(scope="session")
+def reference():
+    """``reference(layer, query, key, value, mask=None, api="module", **torch_masks)``:
+    PyTorch's ``(output, per-head weights)`` for the same weights and mask."""
+    return _reference
+
+
+def _fails_with(call, error, name, expected, given):
+    """``call()`` raises ``error`` with a message that names the argument, says
+    what was expected and what was given."""
+    with pytest.raises(error) as info:
+        call()
+    message = str(info.value)
+    for part in (name, expected, given):
+        assert part in message, f"{part!r} is not in the message {message!r}"
+
+
+@pytest.fixture(scope="session")
+def fails_with():
+    """``fails_with(call, error, name, expected, given)``: see :func:`_fails_with`."""
+    return _fails_with

@@ -1,214 +1,117 @@
-"""mha.cost: counts against hand-computed formulas, timing helpers, profiling.
+"""mha.cost: the counts against formulas worked out by hand and against real
+tensors and the profiler; the timing helpers by what they call, never by how
+long anything takes."""
 
-No test asserts anything about how long something takes.
-"""
+from __future__ import annotations
 
 import pytest
 import torch
-from torch.nn import functional as F
 
 import mha
 from mha import cost
 
-# ---- counting -------------------------------------------------------------
 
-
-def test_attention_matrix_bytes_by_hand():
-    assert cost.attention_matrix_bytes(32, 8, 16, 16) == 32 * 8 * 16 * 16 * 4 == 262_144
-    assert cost.attention_matrix_bytes(1, 1, 3, 5) == 60
-    assert cost.attention_matrix_bytes(2, 4, 6, 6, torch.float16) == 2 * 4 * 36 * 2
-    assert cost.attention_matrix_bytes(2, 4, 6, 6, torch.float64) == 2 * 4 * 36 * 8
-
-
-def test_attention_matrix_bytes_is_quadratic_in_length():
-    sizes = [cost.attention_matrix_bytes(32, 8, n, n) for n in (16, 32, 64)]
+def test_attention_matrix_bytes_are_those_of_a_real_matrix_and_grow_with_L_squared():
+    for dtype in (torch.float16, torch.float32, torch.float64):
+        probs = torch.zeros(3, 4, 6, 5, dtype=dtype)
+        assert cost.attention_matrix_bytes(3, 4, 6, 5, dtype) == probs.nbytes
+    assert cost.attention_matrix_bytes(32, 8, 16, 16) == 32 * 8 * 16 * 16 * 4
+    sizes = [cost.attention_matrix_bytes(2, 8, n, n) for n in (16, 32, 64)]
     assert sizes[1] == 4 * sizes[0] and sizes[2] == 4 * sizes[1]
 
 
-def test_attention_matrix_bytes_matches_a_real_tensor(ex):
-    _, probs = ex.attention(ex.X, ex.X, ex.X)
-    assert probs.shape == (3, 4, 6, 6)
-    assert cost.attention_matrix_bytes(3, 4, 6, 6) == probs.element_size() * probs.nelement()
-
-
-def test_activation_bytes_by_hand_and_linear_in_length(ex):
-    assert cost.activation_bytes(32, 16, 512) == 32 * 16 * 512 * 4
-    assert cost.activation_bytes(1, 2, 3, torch.bfloat16) == 12
+def test_activation_bytes_are_those_of_a_real_tensor_and_grow_with_L():
+    assert cost.activation_bytes(3, 6, 8, torch.bfloat16) == torch.zeros(3, 6, 8).bfloat16().nbytes
     assert cost.activation_bytes(32, 32, 512) == 2 * cost.activation_bytes(32, 16, 512)
-    assert cost.activation_bytes(3, 6, 8) == ex.X.element_size() * ex.X.nelement()
 
 
 def test_flops_by_hand():
-    L, d = 10, 4
-    assert cost.flops(L, d) == {
-        "projections": 8 * L * d * d,  # 4 products (L, d) @ (d, d), 2·L·d·d each
-        "scores": 2 * L * L * d,
-        "weighting": 2 * L * L * d,
+    q_len, k_len, d = 3, 7, 4
+    assert cost.flops(q_len, d, k_len=k_len) == {
+        "projections": 2 * (q_len + k_len + k_len + q_len) * d * d,  # Wq, Wk, Wv, Wo
+        "scores": 2 * q_len * k_len * d,
+        "weighting": 2 * q_len * k_len * d,
     }
-    # cross-attention: Wq and Wo on the 3 queries, Wk and Wv on the 7 keys
-    assert cost.flops(3, 2, k_len=7) == {
-        "projections": 2 * 3 * 4 * 2 + 2 * 7 * 4 * 2,
-        "scores": 2 * 3 * 7 * 2,
-        "weighting": 2 * 3 * 7 * 2,
-    }
+    assert cost.flops(5, d) == cost.flops(5, d, k_len=5)  # self-attention by default
 
 
-def test_flops_cross_over_at_twice_d_model():
-    d = 64
-    counts = cost.flops(2 * d, d)
-    assert counts["projections"] == counts["scores"] + counts["weighting"]
-
-
-# ---- timing ---------------------------------------------------------------
-
-
-def test_time_interleaved_returns_one_median_per_implementation():
-    calls = []
-    fns = {"a": lambda: calls.append("a"), "b": lambda: calls.append("b"),
-           "c": lambda: calls.append("c")}
-    medians = cost.time_interleaved(fns, repeats=3, warmup=1)
-    assert list(medians) == ["a", "b", "c"]
-    assert all(isinstance(t, float) and t >= 0 for t in medians.values())
-    assert sorted(calls) == ["a"] * 4 + ["b"] * 4 + ["c"] * 4
-    # warm-up in order, then one call of each per round, the order rotating
-    assert calls == list("abc" "abc" "bca" "cab")
-
-
-def test_time_forward_returns_a_median():
-    calls = []
-    seconds = cost.time_forward(lambda: calls.append(1), repeats=4, warmup=2)
-    assert isinstance(seconds, float) and seconds >= 0
-    assert len(calls) == 6
-
-
-def test_time_interleaved_runs_real_layers():
-    layer = mha.MultiHeadAttention(16, 4, dropout=0.0).eval()
-    x = torch.randn(2, 5, 16)
-    with torch.inference_mode():
-        medians = cost.time_interleaved({"mha": lambda: layer(x, x, x),
-                                         "nn": lambda: mha.to_torch(layer)(x, x, x)},
-                                        repeats=2, warmup=0)
-    assert set(medians) == {"mha", "nn"}
-
-
-@pytest.mark.parametrize(
-    ("kwargs", "error", "pattern"),
-    [
-        ({"fns": {}}, TypeError, r"fns must be a non-empty mapping"),
-        ({"fns": [lambda: None]}, TypeError, r"fns must be a non-empty mapping"),
-        ({"fns": {"x": 3}}, TypeError, r"fns\['x'\] must be a callable"),
-        ({"repeats": 0}, ValueError, r"repeats must be a positive int, got 0"),
-        ({"repeats": 2.5}, TypeError, r"repeats must be an int"),
-        ({"warmup": -1}, ValueError, r"warmup must be an int >= 0, got -1"),
-        ({"threads": 0}, ValueError, r"threads must be a positive int, got 0"),
-        ({"threads": "1"}, TypeError, r"threads must be an int, got str"),
-    ],
-)
-def test_time_interleaved_bad_arguments(kwargs, error, pattern):
-    args = {"fns": {"f": lambda: None}}
-    args.update(kwargs)
-    with pytest.raises(error, match=pattern):
-        cost.time_interleaved(**args)
-
-
-def test_time_interleaved_sets_and_restores_the_thread_count():
-    before = torch.get_num_threads()
-    seen = []
-    cost.time_interleaved({"f": lambda: seen.append(torch.get_num_threads())},
-                          repeats=2, warmup=0, threads=1)
-    assert seen == [1, 1]
-    assert torch.get_num_threads() == before
-
-
-def test_time_interleaved_restores_the_thread_count_when_fn_raises():
-    before = torch.get_num_threads()
-
-    def boom():
-        raise RuntimeError("boom")
-
-    with pytest.raises(RuntimeError, match="boom"):
-        cost.time_interleaved({"f": boom}, threads=1)
-    assert torch.get_num_threads() == before
-
-
-def test_time_forward_bad_arguments():
-    with pytest.raises(TypeError, match=r"fn must be a callable"):
-        cost.time_forward(42)
-
-
-# ---- profiling ------------------------------------------------------------
-
-
-def test_profile_sees_the_attention_matrix_of_the_book_layer():
+def test_profile_of_the_book_layer(two_threads):
+    """The profiler sees the matrix products and the softmax, the largest single
+    allocation is one attention matrix, the scores and the probabilities are both
+    held at once, and it counts the FLOPs the formula gives (per sequence × batch)."""
     layer = mha.MultiHeadAttention(32, 4, dropout=0.0).eval()
     x = torch.randn(2, 64, 32)
     matrix = cost.attention_matrix_bytes(2, 4, 64, 64)
     with torch.inference_mode():
-        prof = cost.profile_forward(lambda: layer(x, x, x))
-    assert "aten::bmm" in prof.ops and "aten::_softmax" in prof.ops
-    assert prof.largest_bytes == matrix
-    # in inference the probabilities overwrite the scores: one matrix, not two
-    assert matrix <= prof.peak_bytes < 2 * matrix
-    assert prof.flops == 2 * sum(cost.flops(64, 32).values())
-
-
-def test_profile_of_the_fused_kernel_holds_no_attention_matrix():
-    torch.manual_seed(0)
-    q, k, v = torch.randn(3, 2, 4, 64, 8).unbind(0)  # each (batch, n_heads, L, d_key)
-    matrix = cost.attention_matrix_bytes(2, 4, 64, 64)
-    with torch.inference_mode():
-        prof = cost.profile_forward(lambda: F.scaled_dot_product_attention(q, k, v))
-    assert "aten::_softmax" not in prof.ops
-    assert prof.largest_bytes < matrix
-    assert prof.peak_bytes < matrix
-
-
-def test_profile_is_deterministic_and_restores_the_thread_count():
-    threads = torch.get_num_threads()
-    layer = mha.MultiHeadAttention(16, 2, dropout=0.0).eval()
-    x = torch.randn(2, 8, 16)
-    with torch.inference_mode():
-        first = cost.profile_forward(lambda: layer(x, x, x))
-        second = cost.profile_forward(lambda: layer(x, x, x))
-    assert first == second
-    assert torch.get_num_threads() == threads
-
-
-def test_profile_restores_the_thread_count_when_fn_raises():
-    threads = torch.get_num_threads()
-
-    def boom():
-        raise RuntimeError("boom")
-
+        profile = cost.profile_forward(lambda: layer(x, x, x))
+        again = cost.profile_forward(lambda: layer(x, x, x))
+    assert profile == again  # sizes, not timings: the same every time
     with pytest.raises(RuntimeError, match="boom"):
         cost.profile_forward(boom)
-    assert torch.get_num_threads() == threads
+    assert torch.get_num_threads() == 2  # restored, also when the call fails
+    assert "aten::bmm" in profile.ops and "aten::_softmax" in profile.ops
+    assert profile.largest_bytes == matrix
+    assert profile.peak_bytes >= 2 * matrix
+    assert profile.flops == 2 * sum(cost.flops(64, 32).values())
 
 
-# ---- bad arguments of the counts -------------------------------------------
+def test_time_interleaved_rotates_the_order_and_returns_one_median_each():
+    calls = []
+    fns = {name: (lambda name=name: calls.append(name)) for name in "abc"}
+    medians = cost.time_interleaved(fns, repeats=3, warmup=1)
+    assert list(medians) == ["a", "b", "c"]
+    assert all(isinstance(t, float) and t >= 0 for t in medians.values())
+    assert calls == list("abc" + "abc" + "bca" + "cab")  # warm-up, then rotating rounds
+    assert cost.time_forward(lambda: calls.append("f"), repeats=4, warmup=2) >= 0
+    assert calls.count("f") == 6
 
 
-@pytest.mark.parametrize(
-    ("call", "error", "pattern"),
-    [
-        (lambda: cost.attention_matrix_bytes(0, 8, 16, 16), ValueError,
-         r"batch must be a positive int, got 0"),
-        (lambda: cost.attention_matrix_bytes(1, 8, 16.0, 16), TypeError,
-         r"q_len must be an int, got float"),
-        (lambda: cost.attention_matrix_bytes(1, True, 16, 16), TypeError,
-         r"n_heads must be an int, got bool"),
-        (lambda: cost.attention_matrix_bytes(1, 8, 16, -2), ValueError,
-         r"k_len must be a positive int, got -2"),
-        (lambda: cost.attention_matrix_bytes(1, 8, 16, 16, "float32"), TypeError,
-         r"dtype must be a torch.dtype"),
-        (lambda: cost.activation_bytes(1, 0, 8), ValueError, r"seq_len must be a positive int"),
-        (lambda: cost.activation_bytes(1, 4, 8, float), TypeError, r"dtype must be a torch.dtype"),
-        (lambda: cost.flops(0, 8), ValueError, r"q_len must be a positive int"),
-        (lambda: cost.flops(4, "8"), TypeError, r"d_model must be an int, got str"),
-        (lambda: cost.flops(4, 8, k_len=0), ValueError, r"k_len must be a positive int"),
-        (lambda: cost.profile_forward(None), TypeError, r"fn must be a callable"),
-    ],
-)
-def test_bad_arguments(call, error, pattern):
-    with pytest.raises(error, match=pattern):
-        call()
+@pytest.fixture
+def two_threads():
+    """Two threads during the test (the suite runs on one), so that a measurement
+    that forgets to restore the thread count shows."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    yield
+    torch.set_num_threads(before)
+
+
+def test_time_interleaved_sets_and_restores_the_thread_count(two_threads):
+    seen = []
+    cost.time_interleaved({"f": lambda: seen.append(torch.get_num_threads())}, threads=1)
+    assert seen and set(seen) == {1}
+    assert torch.get_num_threads() == 2
+    with pytest.raises(RuntimeError, match="boom"):
+        cost.time_interleaved({"f": boom}, threads=1)
+    assert torch.get_num_threads() == 2
+
+
+def boom():
+    raise RuntimeError("boom")
+
+
+BAD_INPUT = [
+    (lambda: cost.attention_matrix_bytes(0, 8, 16, 16), ValueError, "batch", "int >= 1",
+     "got 0"),
+    (lambda: cost.attention_matrix_bytes(1, 8, 16.0, 16), TypeError, "q_len", "an int",
+     "got float 16.0"),
+    (lambda: cost.attention_matrix_bytes(1, 8, 16, 16, "float32"), TypeError, "dtype",
+     "a torch.dtype", "got str 'float32'"),
+    (lambda: cost.activation_bytes(1, 0, 8), ValueError, "seq_len", "int >= 1", "got 0"),
+    (lambda: cost.flops(4, "8"), TypeError, "d_model", "an int", "got str '8'"),
+    (lambda: cost.flops(4, 8, k_len=0), ValueError, "k_len", "int >= 1", "got 0"),
+    (lambda: cost.time_interleaved([print]), TypeError, "fns", "non-empty mapping",
+     "got list"),
+    (lambda: cost.time_interleaved({"x": 3}), TypeError, "fns['x']", "a callable", "got int"),
+    (lambda: cost.time_interleaved({"f": print}, warmup=-1), ValueError, "warmup", "int >= 0",
+     "got -1"),
+    (lambda: cost.time_interleaved({"f": print}, threads="1"), TypeError, "threads", "an int",
+     "got str '1'"),
+    (lambda: cost.time_forward(42), TypeError, "fn", "a callable", "got int"),
+    (lambda: cost.profile_forward(None), TypeError, "fn", "a callable", "got NoneType"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("call", "error", "name", "expected", "given"), BAD_INPUT)
+def test_bad_input_is_refused_with_a_clear_message(fails_with, call, error, name, expected, given):
+    fails_with(call, error, name, expected, given)

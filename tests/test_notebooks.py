@@ -67,12 +67,16 @@ def test_every_figure_has_alt_text(notebook):
             assert len(alt) > 20, f"no alt text for the figure of {''.join(cell['source'])[:80]}"
 
 
-def test_only_timing_cells_are_excused_from_nbval(notebook):
-    """nbval-ignore-output is for cells that print timings, and nothing else."""
-    for cell in code_cells(notebook):
+def test_every_cell_excused_from_nbval_says_why(notebook):
+    """A cell tagged nbval-ignore-output starts with a `#` comment saying why its
+    output varies (timings, a training curve that differs between processors)."""
+    unexplained = []
+    for number, cell in enumerate(code_cells(notebook), start=1):
         if "nbval-ignore-output" in cell["metadata"].get("tags", []):
-            source = "".join(cell["source"])
-            assert "time" in source or "cost." in source, source[:120]
+            first = "".join(cell["source"]).lstrip().split("\n", 1)[0]
+            if not (first.startswith("#") and len(first.split()) >= 4):
+                unexplained.append(f"code cell {number} (id {cell.get('id')}): {first[:60]}")
+    assert not unexplained, "no comment says why the output varies: " + "; ".join(unexplained)
 
 
 def test_explorers_were_stored_with_their_widget_state(notebook):

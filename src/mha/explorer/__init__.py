@@ -50,7 +50,7 @@ def attention_explorer(
                 f"{name} must be a non-empty subset of {allowed}, got {values}"
             )
     if not sentences:
-        raise ValueError("sentences must hold at least one sentence")
+        raise ValueError(f"sentences must hold at least one sentence, got {sentences!r}")
     for sentence in sentences:
         sentence_tokens(sentence)
     build = live_explorer if mode == "live" else static_explorer

@@ -81,9 +81,15 @@ def softmax_saturation_figure(
             f"labels can name at most {len(COLOURS)} curves, got {n_curves}"
         )
     if bool((max_prob < 0).any()) or bool((max_prob > 1).any()):
-        raise ValueError("max_prob must hold probabilities in [0, 1]")
+        raise ValueError(
+            f"max_prob must hold probabilities in [0, 1], got values from "
+            f"{float(max_prob.min()):g} to {float(max_prob.max()):g}"
+        )
     if bool((score_std <= 0).any()):
-        raise ValueError("score_std must be positive (it is drawn on a log scale)")
+        raise ValueError(
+            f"score_std must be positive (it is drawn on a log scale), got values from "
+            f"{float(score_std.min()):g} to {float(score_std.max()):g}"
+        )
 
     fig = BookFigure(figsize=(7.2, 3.5), layout="constrained")
     ax_std, ax_max = fig.subplots(1, 2)
@@ -156,7 +162,10 @@ def weighted_values_figure(
         )
     check_labels("key_tokens", key_tokens, k_len, "keys")
     if bool((probs < 0).any()) or bool((probs > 1).any()):
-        raise ValueError("probs must hold probabilities in [0, 1]")
+        raise ValueError(
+            f"probs must hold probabilities in [0, 1], got values from "
+            f"{float(probs.min()):g} to {float(probs.max()):g}"
+        )
     mixed = probs @ values  # (2,)
 
     fig = BookFigure(figsize=(7.2, 4.2), layout="constrained")

@@ -1,0 +1,98 @@
+"""mha.interop: moving weights between MultiHeadAttention and nn.MultiheadAttention."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch import nn
+
+import mha
+
+TOL = {"atol": 1e-5, "rtol": 0.0}
+
+
+def torch_forward(torch_layer, query, key, value, **masks):
+    with torch.no_grad():
+        return torch_layer(
+            query, key, value, need_weights=True, average_attn_weights=False, **masks
+        )
+
+
+def test_to_torch_computes_what_the_layer_computes(make_layer, gen):
+    layer = make_layer(12, 3)
+    query, key = torch.randn(2, 3, 5, 12, generator=gen)
+    causal = torch.ones(5, 5).tril().bool()
+    with torch.no_grad():
+        expected = layer(query, key, key, causal)
+    for got, want in zip(
+        torch_forward(mha.to_torch(layer), query, key, key, attn_mask=~causal),
+        expected,
+        strict=True,
+    ):
+        torch.testing.assert_close(got, want, **TOL)
+    sequence_first = mha.to_torch(layer, batch_first=False)
+    out, _ = torch_forward(sequence_first, *(x.transpose(0, 1) for x in (query, key, key)))
+    torch.testing.assert_close(out.transpose(0, 1), layer(query, key, key)[0], **TOL)
+
+
+def test_to_torch_copies_the_mode_dropout_dtype_and_gradient_setting(make_layer):
+    layer = make_layer(8, 2).train().double().requires_grad_(False)
+    copy = mha.to_torch(layer)
+    assert (copy.embed_dim, copy.num_heads, copy.dropout) == (8, 2, 0.1)
+    assert copy.training and copy.batch_first
+    assert copy.in_proj_weight.dtype == torch.float64
+    assert not any(p.requires_grad for p in copy.parameters())
+    assert not mha.to_torch(layer.eval()).training
+
+
+@pytest.mark.parametrize("batch_first", [True, False])
+def test_from_torch_computes_what_the_torch_layer_computes(gen, batch_first):
+    torch.manual_seed(11)
+    torch_layer = nn.MultiheadAttention(16, 4, dropout=0.3, batch_first=batch_first).eval()
+    with torch.no_grad():
+        torch_layer.in_proj_bias.uniform_(-0.5, 0.5)
+        torch_layer.out_proj.bias.uniform_(-0.5, 0.5)
+    layer = mha.from_torch(torch_layer)
+    assert isinstance(layer, mha.MultiHeadAttention) and not layer.training
+    assert (layer.n_heads, layer.dropout.p) == (4, 0.3)
+    query, key = torch.randn(2, 5, 16, generator=gen), torch.randn(2, 7, 16, generator=gen)
+    with torch.no_grad():
+        out, probs = layer(query, key, key)  # always batch first
+    if batch_first:
+        t_out, t_probs = torch_forward(torch_layer, query, key, key)
+    else:
+        t_out, t_probs = torch_forward(
+            torch_layer, query.transpose(0, 1), *[key.transpose(0, 1)] * 2
+        )
+        t_out = t_out.transpose(0, 1)
+    torch.testing.assert_close(out, t_out, **TOL)
+    torch.testing.assert_close(probs, t_probs, **TOL)
+
+
+def test_from_torch_undoes_to_torch(make_layer):
+    layer = make_layer(8, 4).double()
+    back = mha.from_torch(mha.to_torch(layer))
+    assert (back.d_model, back.n_heads, back.dropout.p) == (8, 4, 0.1)
+    for (name, mine), (name_back, theirs) in zip(
+        layer.named_parameters(), back.named_parameters(), strict=True
+    ):
+        assert name == name_back and torch.equal(mine, theirs), name
+
+
+BAD_INPUT = [
+    (lambda: mha.to_torch(nn.Linear(8, 8)), TypeError, "layer", "mha.MultiHeadAttention",
+     "got Linear"),
+    (lambda: mha.from_torch(nn.Linear(8, 8)), TypeError, "torch_layer", "nn.MultiheadAttention",
+     "got Linear"),
+    *[
+        (lambda kwargs=kwargs: mha.from_torch(nn.MultiheadAttention(8, 2, **kwargs)),
+         ValueError, "torch_layer", "packed in_proj_weight with bias and no bias_k", "does not")
+        for kwargs in ({"kdim": 4}, {"bias": False}, {"add_bias_kv": True},
+                       {"add_zero_attn": True})
+    ],
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("call", "error", "name", "expected", "given"), BAD_INPUT)
+def test_bad_input_is_refused_with_a_clear_message(fails_with, call, error, name, expected, given):
+    fails_with(call, error, name, expected, given)

@@ -58,8 +58,10 @@ def measure(length: int) -> tuple[dict[str, float], dict[str, float]]:
                 times[name].append(time.perf_counter() - start)
             round_ += 1
     medians = {name: statistics.median(t) * 1000 for name, t in times.items()}
-    ratios = {name: statistics.median(a / b for a, b in zip(times["mha"], t, strict=True))
-              for name, t in times.items()}
+    ratios = {
+        name: statistics.median(a / b for a, b in zip(times["mha"], t, strict=True))
+        for name, t in times.items()
+    }
     return medians, ratios
 
 
@@ -85,4 +87,7 @@ def table() -> tuple[str, bool]:
 if __name__ == "__main__":
     text, ok = table()
     print(text)
-    print("target mha ≤ 1.2 × nn.MultiheadAttention at every length:", "met" if ok else "MISSED")
+    print(
+        "target mha ≤ 1.2 × nn.MultiheadAttention at every length:",
+        "met" if ok else "MISSED",
+    )

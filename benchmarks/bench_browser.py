@@ -32,12 +32,15 @@ def page_steps(site: Path) -> dict[str, dict[str, float]]:
     from playwright.sync_api import sync_playwright
 
     server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
+        ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site))
+    )
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{server.server_address[1]}/"
     times: dict[str, dict[str, float]] = {}
     with sync_playwright() as playwright, tempfile.TemporaryDirectory() as tmp:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=CHROMIUM_ARGS
+        )
         for path in toc_pages():
             context = browser.new_context(viewport={"width": 1280, "height": 900})
             page = context.new_page()
@@ -48,7 +51,9 @@ def page_steps(site: Path) -> dict[str, dict[str, float]]:
                 wait_for_widgets(page)
             wait_for_math(page)
             marks.append(time.perf_counter())
-            page.screenshot(path=f"{tmp}/page.jpg", full_page=True, type="jpeg", quality=80)
+            page.screenshot(
+                path=f"{tmp}/page.jpg", full_page=True, type="jpeg", quality=80
+            )
             marks.append(time.perf_counter())
             Axe().run(page, context={"exclude": [[".highlight"]]})
             marks.append(time.perf_counter())

@@ -26,7 +26,9 @@ def latencies(rounds: int = 5) -> dict[str, list[float]]:
 
     times: dict[str, list[float]] = {}
     with jupyterlab([PLAYGROUND]) as (base, token), sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=CHROMIUM_ARGS
+        )
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         open_notebook(page, base, token, PLAYGROUND.name)
         run_all(page)
@@ -46,7 +48,10 @@ def latencies(rounds: int = 5) -> dict[str, list[float]]:
             ("weights", lambda: explorer.click("Weights", "trained")),
             ("sentence", lambda: explorer.choose(mha.SENTENCES[1])),
             ("sentence", lambda: explorer.choose(mha.SENTENCES[2])),
-            ("typed text", lambda: explorer.type("the previous word is what this model looks at")),
+            (
+                "typed text",
+                lambda: explorer.type("the previous word is what this model looks at"),
+            ),
             ("sentence", lambda: explorer.choose(mha.SENTENCES[0])),
         ]
         for _ in range(rounds):
@@ -64,7 +69,9 @@ def table(rounds: int = 5) -> tuple[str, bool]:
     for kind, values in times.items():
         median = statistics.median(values)
         ok &= median <= 100
-        lines.append(f"| {kind} | {len(values)} | {median:.0f} ms | {max(values):.0f} ms |")
+        lines.append(
+            f"| {kind} | {len(values)} | {median:.0f} ms | {max(values):.0f} ms |"
+        )
     return "\n".join(lines), ok
 
 

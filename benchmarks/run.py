@@ -36,15 +36,24 @@ ENV = {**os.environ, "MHA_EXPLORER": "static", "MPLBACKEND": "Agg"}
 def _run(command: list[str], **kwargs) -> float:
     """Wall time of a command, which must succeed."""
     start = time.perf_counter()
-    subprocess.run(command, cwd=ROOT, env=ENV, check=True, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL, **kwargs)
+    subprocess.run(
+        command,
+        cwd=ROOT,
+        env=ENV,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        **kwargs,
+    )
     return time.perf_counter() - start
 
 
 def _cpu_ticks() -> tuple[int, int] | None:
     """(busy, total) jiffies of all cores since boot, from /proc/stat (Linux only)."""
     try:
-        fields = [int(x) for x in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+        fields = [
+            int(x) for x in Path("/proc/stat").read_text().split("\n")[0].split()[1:]
+        ]
     except OSError:
         return None
     idle = fields[3] + fields[4]  # idle + iowait
@@ -96,15 +105,21 @@ def section_explorer() -> str:
         for sentence in live.controls["sentence"].options:
             for mask in E.MASKS:
                 for n_heads in E.HEAD_COUNTS:
-                    changes += [("weights", weights), ("sentence", sentence), ("mask", mask),
-                                ("n_heads", n_heads)]
+                    changes += [
+                        ("weights", weights),
+                        ("sentence", sentence),
+                        ("mask", mask),
+                        ("n_heads", n_heads),
+                    ]
     times = []
     for name, value in changes:
         control = live.controls[name]
         if control.value == value:
             continue
         start = time.perf_counter()
-        control.value = value  # recompute with the layer and redraw, as a reader's click does
+        control.value = (
+            value  # recompute with the layer and redraw, as a reader's click does
+        )
         times.append(time.perf_counter() - start)
     median = statistics.median(times) * 1000
     worst = max(times) * 1000
@@ -140,8 +155,23 @@ def _kernel_floor() -> float:
 def section_validation() -> str:
     books = notebooks()
     floor = sum(_kernel_floor() for _ in books)  # one kernel start per chapter
-    nbval = _run([PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2",
-                  "--dist", "loadfile", "--nbval", "--nbval-current-env", *books])
+    nbval = _run(
+        [
+            PYTHON,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-n",
+            "2",
+            "--dist",
+            "loadfile",
+            "--nbval",
+            "--nbval-current-env",
+            *books,
+        ]
+    )
     ratio = nbval / floor
     verdict = "met" if ratio <= 1.5 else "**missed**"
     return (
@@ -168,7 +198,8 @@ def section_build() -> str:
     rows = "\n".join(
         f"| `make {stage}` | {wall:.1f} s | {wall / total:.0%} | "
         f"{'–' if busy is None else f'{busy:.0%}'} |"
-        for stage, (wall, busy) in stages.items())
+        for stage, (wall, busy) in stages.items()
+    )
     return (
         "## Builds and the test loop\n\n"
         "| what | wall time |\n|---|---:|\n"
@@ -188,25 +219,36 @@ def section_site() -> str:
         _run(["make", "site"])
     vendored = {site / "_static" / "widgets", site / "_static" / "mathjax"}
     total = sum(f.stat().st_size for f in site.rglob("*") if f.is_file())
-    vendor_size = sum(f.stat().st_size for d in vendored for f in d.rglob("*") if f.is_file())
+    vendor_size = sum(
+        f.stat().st_size for d in vendored for f in d.rglob("*") if f.is_file()
+    )
     rows = []
     for notebook in ["book/intro.ipynb", *notebooks(), "book/api.ipynb"]:
         page = site / notebook.replace(".ipynb", ".html")
         if not page.exists():
             continue
         text = page.read_text()
-        images = {m for m in re.findall(r'<img[^>]+src="([^"]+)"', text)
-                  if not m.startswith("data:")}
-        image_bytes = sum((page.parent / m).stat().st_size for m in images
-                          if (page.parent / m).exists())
+        images = {
+            m
+            for m in re.findall(r'<img[^>]+src="([^"]+)"', text)
+            if not m.startswith("data:")
+        }
+        image_bytes = sum(
+            (page.parent / m).stat().st_size
+            for m in images
+            if (page.parent / m).exists()
+        )
         weight = page.stat().st_size + image_bytes
-        rows.append(f"| {page.relative_to(site)} | {page.stat().st_size / 1e6:.2f} MB "
-                    f"| {image_bytes / 1e6:.2f} MB | {weight / 1e6:.2f} MB |")
+        rows.append(
+            f"| {page.relative_to(site)} | {page.stat().st_size / 1e6:.2f} MB "
+            f"| {image_bytes / 1e6:.2f} MB | {weight / 1e6:.2f} MB |"
+        )
     playground = site / "book" / "09_playground.html"
     weight = playground.stat().st_size + sum(
         (playground.parent / m).stat().st_size
         for m in set(re.findall(r'<img[^>]+src="([^"]+)"', playground.read_text()))
-        if not m.startswith("data:") and (playground.parent / m).exists())
+        if not m.startswith("data:") and (playground.parent / m).exists()
+    )
     verdict = "met" if weight <= 3e6 else "**missed**"
     return (
         "## The built site\n\n"
@@ -215,8 +257,9 @@ def section_site() -> str:
         "Page weight = the HTML (which embeds the widget state and its precomputed "
         "frames) + the images it references; vendored scripts, theme CSS and fonts "
         "excluded.\n\n"
-        "| page | HTML | images | weight |\n|---|---:|---:|---:|\n" + "\n".join(rows) +
-        f"\n\nTarget: playground page ≤ 3 MB — {verdict} ({weight / 1e6:.2f} MB).\n"
+        "| page | HTML | images | weight |\n|---|---:|---:|---:|\n"
+        + "\n".join(rows)
+        + f"\n\nTarget: playground page ≤ 3 MB — {verdict} ({weight / 1e6:.2f} MB).\n"
     )
 
 
@@ -225,11 +268,14 @@ def section_browser() -> str:
     if not (site / "index.html").exists():
         _run(["make", "site"])
     times = bench_browser.page_steps(site)
-    totals = {step: sum(t[step] for t in times.values()) for step in bench_browser.STEPS}
+    totals = {
+        step: sum(t[step] for t in times.values()) for step in bench_browser.STEPS
+    }
     everything = sum(totals.values())
     slowest = max(times, key=lambda page: sum(times[page].values()))
-    rows = "\n".join(f"| {step} | {t:.1f} s | {t / everything:.0%} |"
-                      for step, t in totals.items())
+    rows = "\n".join(
+        f"| {step} | {t:.1f} s | {t / everything:.0%} |" for step, t in totals.items()
+    )
     return (
         "## Where the browser tests spend their time\n\n"
         f"Each of the {len(times)} pages opened alone in one headless Chromium, timing "
@@ -238,7 +284,8 @@ def section_browser() -> str:
         "| step | all pages | share |\n|---|---:|---:|\n"
         f"{rows}\n| **all** | **{everything:.1f} s** | |\n\n"
         f"Slowest page: {slowest}, "
-        + ", ".join(f"{step} {t:.1f} s" for step, t in times[slowest].items()) + ".\n"
+        + ", ".join(f"{step} {t:.1f} s" for step, t in times[slowest].items())
+        + ".\n"
     )
 
 
@@ -256,7 +303,9 @@ def main(names: list[str]) -> None:
     names = names or list(SECTIONS)
     unknown = set(names) - set(SECTIONS)
     if unknown:
-        raise SystemExit(f"unknown sections {sorted(unknown)}; choose from {list(SECTIONS)}")
+        raise SystemExit(
+            f"unknown sections {sorted(unknown)}; choose from {list(SECTIONS)}"
+        )
     header = (
         "# Benchmark results\n\n"
         f"Made by `make bench` on {date.today()}: {platform.machine()}, "

@@ -8,7 +8,8 @@ import tempfile
 os.environ["MPLBACKEND"] = "Agg"
 # Hypothesis keeps its example database in ./.hypothesis by default; keep the checkout clean.
 os.environ.setdefault(
-    "HYPOTHESIS_STORAGE_DIRECTORY", os.path.join(tempfile.gettempdir(), "mha-tests-hypothesis")
+    "HYPOTHESIS_STORAGE_DIRECTORY",
+    os.path.join(tempfile.gettempdir(), "mha-tests-hypothesis"),
 )
 
 import pytest  # noqa: E402
@@ -42,7 +43,9 @@ def gen() -> torch.Generator:
 # --- a layer, and PyTorch's answer for it -----------------------------------------
 
 
-def _make_layer(d_model, n_heads, dtype=torch.float32, seed=0) -> mha.MultiHeadAttention:
+def _make_layer(
+    d_model, n_heads, dtype=torch.float32, seed=0
+) -> mha.MultiHeadAttention:
     """A seeded layer in eval mode (dropout 0.1, so eval mode matters) with
     non-zero biases everywhere, so that a bias copied to the wrong place shows."""
     torch.manual_seed(seed)
@@ -61,8 +64,12 @@ def _torch_copy(layer, batch_first=True) -> nn.MultiheadAttention:
         layer.d_model, layer.n_heads, batch_first=batch_first, dtype=weight.dtype
     )
     with torch.no_grad():
-        copy.in_proj_weight.copy_(torch.cat([layer.Wq.weight, layer.Wk.weight, layer.Wv.weight]))
-        copy.in_proj_bias.copy_(torch.cat([layer.Wq.bias, layer.Wk.bias, layer.Wv.bias]))
+        copy.in_proj_weight.copy_(
+            torch.cat([layer.Wq.weight, layer.Wk.weight, layer.Wv.weight])
+        )
+        copy.in_proj_bias.copy_(
+            torch.cat([layer.Wq.bias, layer.Wk.bias, layer.Wv.bias])
+        )
         copy.out_proj.weight.copy_(layer.Wo.weight)
         copy.out_proj.bias.copy_(layer.Wo.bias)
     return copy.eval()
@@ -94,12 +101,19 @@ def _reference(layer, query, key, value, mask=None, api="module", **torch_masks)
     with torch.no_grad():
         if api == "module":
             return _torch_copy(layer)(
-                query, key, value, need_weights=True, average_attn_weights=False, **torch_masks
+                query,
+                key,
+                value,
+                need_weights=True,
+                average_attn_weights=False,
+                **torch_masks,
             )
         if api == "functional":
             packed = _torch_copy(layer, batch_first=False)
             out, weights = F.multi_head_attention_forward(
-                *(x.transpose(0, 1) for x in (query, key, value)),  # (seq_len, batch, d_model)
+                *(
+                    x.transpose(0, 1) for x in (query, key, value)
+                ),  # (seq_len, batch, d_model)
                 d_model,
                 n_heads,
                 packed.in_proj_weight,
@@ -118,7 +132,9 @@ def _reference(layer, query, key, value, mask=None, api="module", **torch_masks)
             return out.transpose(0, 1), weights
         assert api == "sdpa" and "key_padding_mask" not in torch_masks
 
-        def heads(x, linear):  # (batch, seq_len, d_model) -> (batch, n_heads, seq_len, d_key)
+        def heads(
+            x, linear
+        ):  # (batch, seq_len, d_model) -> (batch, n_heads, seq_len, d_key)
             return linear(x).view(batch, x.size(1), n_heads, -1).transpose(1, 2)
 
         Q, K, V = heads(query, layer.Wq), heads(key, layer.Wk), heads(value, layer.Wv)

@@ -7,8 +7,7 @@ import math
 
 import pytest
 import torch
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 import mha
 
@@ -36,7 +35,9 @@ def test_split_gives_each_head_its_feature_slice_and_merge_undoes_it(
     d_model = n_heads * d_key
     gen = torch.Generator().manual_seed(batch * 100 + seq_len * 10 + d_model)
     if strided:  # (batch, seq_len, d_model) as a non-contiguous view
-        x = torch.randn(seq_len, batch, 2 * d_model, generator=gen).transpose(0, 1)[..., ::2]
+        x = torch.randn(seq_len, batch, 2 * d_model, generator=gen).transpose(0, 1)[
+            ..., ::2
+        ]
     else:
         x = torch.randn(batch, seq_len, d_model, generator=gen)
     heads = mha.split_heads(x, n_heads)
@@ -69,13 +70,17 @@ def random_allowed(shape, gen, density=0.5):
 @pytest.mark.parametrize("masked", [False, True])
 def test_each_row_is_a_softmax_over_the_allowed_keys_only(gen, masked):
     scores = 3 * torch.randn(2, 3, 5, 7, generator=gen, dtype=torch.float64)
-    allowed = random_allowed((2, 1, 5, 7), gen) if masked else torch.ones(1, 1, 5, 7).bool()
+    allowed = (
+        random_allowed((2, 1, 5, 7), gen) if masked else torch.ones(1, 1, 5, 7).bool()
+    )
     probs = mha.attention_probs(scores, allowed if masked else None)
     assert probs.shape == scores.shape
     full = allowed.expand(scores.shape)
     torch.testing.assert_close(probs.sum(-1), torch.ones(2, 3, 5, dtype=torch.float64))
     assert (probs[~full] == 0).all() and (probs[full] > 0).all()
-    for b, h, i in torch.cartesian_prod(torch.arange(2), torch.arange(3), torch.arange(5)):
+    for b, h, i in torch.cartesian_prod(
+        torch.arange(2), torch.arange(3), torch.arange(5)
+    ):
         keys = full[b, h, i]
         expected = torch.softmax(scores[b, h, i, keys], dim=0)
         torch.testing.assert_close(probs[b, h, i, keys], expected, atol=1e-12, rtol=0)
@@ -104,10 +109,14 @@ def make_case(size, kind, gen):
     cross = kind.startswith("cross")
     k_len = q_len + 3 if cross else q_len
     query = torch.randn(batch, q_len, d_model, generator=gen)
-    key, value = torch.randn(2, batch, k_len, d_model, generator=gen) if cross else (query,) * 2
+    key, value = (
+        torch.randn(2, batch, k_len, d_model, generator=gen) if cross else (query,) * 2
+    )
     mask = None
     if "causal" in kind:
-        mask = torch.arange(k_len)[None, :] <= torch.arange(q_len)[:, None]  # (q_len, k_len)
+        mask = (
+            torch.arange(k_len)[None, :] <= torch.arange(q_len)[:, None]
+        )  # (q_len, k_len)
     if "padding" in kind:  # every sequence keeps at least one key
         lengths = torch.randint(1, k_len + 1, (batch,), generator=gen)
         lengths[0], lengths[-1] = k_len, 1
@@ -151,7 +160,16 @@ MASK_DTYPES = [torch.bool, torch.int64, torch.uint8, torch.float32, torch.float6
     st.integers(0, 2**16),
 )
 def test_property_layer_equals_pytorch_and_blocked_rows_are_zero(
-    make_layer, reference, heads, batch, q_len, k_len, mask_kind, mask_dtype, density, seed
+    make_layer,
+    reference,
+    heads,
+    batch,
+    q_len,
+    k_len,
+    mask_kind,
+    mask_dtype,
+    density,
+    seed,
 ):
     """Any sizes and masks of any accepted shape and dtype, fully blocked rows
     included: where PyTorch gives numbers, ours are the same; a query whose
@@ -168,14 +186,18 @@ def test_property_layer_equals_pytorch_and_blocked_rows_are_zero(
             with pytest.raises(ValueError, match="mask blocks every key"):
                 layer(query, key, key, mask.to(mask_dtype))
             return
-    out, probs = forward(layer, query, key, key, None if mask is None else mask.to(mask_dtype))
+    out, probs = forward(
+        layer, query, key, key, None if mask is None else mask.to(mask_dtype)
+    )
     t_out, t_probs = reference(layer, query, key, key, mask)
     allowed = torch.ones(shape, dtype=torch.bool)
     if mask is not None:
         allowed = allowed & (mask if mask.dim() == 4 else mask[None, None])
     dead = ~allowed.any(-1)  # (batch, n_heads, q_len): queries that see no key
     assert (probs[~allowed] == 0).all() and (probs[dead] == 0).all()
-    torch.testing.assert_close(probs.sum(-1)[~dead], torch.ones(shape[:3])[~dead], **TOL)
+    torch.testing.assert_close(
+        probs.sum(-1)[~dead], torch.ones(shape[:3])[~dead], **TOL
+    )
     torch.testing.assert_close(probs[~dead], t_probs[~dead], **TOL)
     live = ~dead.any(1)  # (batch, q_len): every head of the query sees a key
     torch.testing.assert_close(out[live], t_out[live], **TOL)
@@ -195,11 +217,17 @@ def test_float64_layer_equals_pytorch_to_1e_12(make_layer, reference, gen):
 
 def test_strided_and_transposed_inputs_and_masks(make_layer, reference, gen):
     layer = make_layer(8, 2)
-    query = torch.randn(10, 2, 8, generator=gen).transpose(0, 1)[:, ::2]  # (2, 5, 8) view
+    query = torch.randn(10, 2, 8, generator=gen).transpose(0, 1)[
+        :, ::2
+    ]  # (2, 5, 8) view
     features = torch.randn(2, 7, 16, generator=gen)
     key, value = features[..., :8], features[..., 8:]  # (2, 7, 8) feature slices
-    transposed = (torch.rand(2, 1, 7, 5, generator=gen) < 0.5).index_fill(2, torch.tensor(0), 1)
-    transposed = transposed.transpose(-1, -2)  # (2, 1, 5, 7) view; key 0 allowed for all
+    transposed = (torch.rand(2, 1, 7, 5, generator=gen) < 0.5).index_fill(
+        2, torch.tensor(0), 1
+    )
+    transposed = transposed.transpose(
+        -1, -2
+    )  # (2, 1, 5, 7) view; key 0 allowed for all
     masks = [
         None,
         transposed,  # (2, 1, 5, 7) view
@@ -217,7 +245,9 @@ def test_strided_and_transposed_inputs_and_masks(make_layer, reference, gen):
 def test_what_sits_in_blocked_keys_changes_nothing(make_layer, gen):
     layer = make_layer(12, 3)
     query, key, value = torch.randn(3, 3, 4, 12, generator=gen)
-    real = torch.tensor([[1, 1, 1, 1], [1, 1, 0, 0], [1, 0, 0, 0]]).bool()  # (batch, k_len)
+    real = torch.tensor(
+        [[1, 1, 1, 1], [1, 1, 0, 0], [1, 0, 0, 0]]
+    ).bool()  # (batch, k_len)
     mask = real[:, None, None, :]
     out, probs = forward(layer, query, key, value, mask)
     garbage = 1e3 * torch.randn(3, 4, 12, generator=gen)
@@ -240,7 +270,9 @@ def test_one_key_gets_all_the_attention(make_layer, gen):
     torch.testing.assert_close(out, by_hand, atol=1e-12, rtol=0)
 
 
-def test_dropout_acts_in_training_mode_only_and_after_the_returned_weights(make_layer, gen):
+def test_dropout_acts_in_training_mode_only_and_after_the_returned_weights(
+    make_layer, gen
+):
     layer = make_layer(8, 2)
     x = torch.randn(4, 6, 8, generator=gen)
     out, probs = forward(layer, x, x, x)
@@ -304,5 +336,46 @@ BAD_INPUT = [
 
 
 @pytest.mark.parametrize(("call", "error", "name", "expected", "given"), BAD_INPUT)
-def test_bad_input_is_refused_with_a_clear_message(fails_with, call, error, name, expected, given):
+def test_bad_input_is_refused_with_a_clear_message(
+    fails_with, call, error, name, expected, given
+):
     fails_with(call, error, name, expected, given)
+
+
+# --- A causal layer never changes the outputs of earlier positions (generation) ---
+
+
+@pytest.fixture
+def causal_layer() -> mha.MultiHeadAttention:
+    return mha.MultiHeadAttention(16, 4, dropout=0.0, dtype=torch.float64).eval()
+
+
+@pytest.fixture
+def x_seq(gen) -> torch.Tensor:
+    return torch.randn(
+        2, 7, 16, generator=gen, dtype=torch.float64
+    )  # (batch, seq_len, d_model)
+
+
+def test_causal_outputs_do_not_depend_on_later_tokens(causal_layer, x_seq):
+    full, _ = causal_layer(x_seq, x_seq, x_seq, mask=mha.causal_mask(7))
+    for t in range(1, 8):
+        prefix = x_seq[:, :t]
+        out, _ = causal_layer(prefix, prefix, prefix, mask=mha.causal_mask(t))
+        torch.testing.assert_close(out, full[:, :t])
+
+
+def test_without_the_mask_later_tokens_change_earlier_outputs(causal_layer, x_seq):
+    full, _ = causal_layer(x_seq, x_seq, x_seq)
+    prefix = x_seq[:, :6]
+    out, _ = causal_layer(prefix, prefix, prefix)
+    assert (out - full[:, :6]).abs().max() > 1e-3
+
+
+def test_one_query_per_step_gives_the_causal_outputs(causal_layer, x_seq):
+    full, _ = causal_layer(x_seq, x_seq, x_seq, mask=mha.causal_mask(7))
+    steps = [
+        causal_layer(x_seq[:, t - 1 : t], x_seq[:, :t], x_seq[:, :t])[0]
+        for t in range(1, 8)
+    ]
+    torch.testing.assert_close(torch.cat(steps, dim=1), full)

@@ -51,7 +51,9 @@ def test_encoder_shape_and_post_norm(encoder, gen):
     # Post-norm: every token's output comes out of a LayerNorm with weight 1 and bias 0.
     torch.testing.assert_close(out.mean(dim=-1), torch.zeros(3, 6, dtype=torch.float64))
     variance = out.var(dim=-1, unbiased=False)  # LayerNorm divides by sqrt(var + eps)
-    torch.testing.assert_close(variance, torch.ones(3, 6, dtype=torch.float64), atol=1e-3, rtol=0)
+    torch.testing.assert_close(
+        variance, torch.ones(3, 6, dtype=torch.float64), atol=1e-3, rtol=0
+    )
 
 
 def test_encoder_is_the_written_formula(encoder, gen):
@@ -83,7 +85,9 @@ def test_encoder_matches_pytorch_with_padding(encoder, gen):
 
 def test_encoder_matches_pytorch_float32_and_training_mode_settings(gen):
     torch.manual_seed(2)
-    ours = block.EncoderBlock(D_MODEL, N_HEADS, D_FF, dropout=0.0)  # float32, training mode
+    ours = block.EncoderBlock(
+        D_MODEL, N_HEADS, D_FF, dropout=0.0
+    )  # float32, training mode
     theirs = block.to_torch(ours)
     assert theirs.training and theirs.linear1.weight.dtype == torch.float32
     x = inputs(gen).float()
@@ -150,7 +154,9 @@ def test_to_torch_copies_requires_grad_and_device(encoder):
 
 
 def test_to_torch_refuses_other_modules():
-    with pytest.raises(TypeError, match="block must be a mha.block.EncoderBlock or DecoderBlock"):
+    with pytest.raises(
+        TypeError, match="block must be a mha.block.EncoderBlock or DecoderBlock"
+    ):
         block.to_torch(mha.MultiHeadAttention(8, 4))
 
 
@@ -165,12 +171,16 @@ def test_bad_construction(cls):
         cls(8, 4, 32.0)
     with pytest.raises(ValueError, match="d_ff must be an int >= 1, got 0"):
         cls(8, 4, 0)
-    with pytest.raises(ValueError, match=r"dropout must be a probability in \[0, 1\), got 1.5"):
+    with pytest.raises(
+        ValueError, match=r"dropout must be a probability in \[0, 1\), got 1.5"
+    ):
         cls(8, 4, 32, dropout=1.5)
 
 
 def test_encoder_bad_input(encoder):
-    with pytest.raises(TypeError, match=r"x must be a torch.Tensor of shape \(batch, x_len"):
+    with pytest.raises(
+        TypeError, match=r"x must be a torch.Tensor of shape \(batch, x_len"
+    ):
         encoder([[0.0] * 8])
     with pytest.raises(
         ValueError, match=r"x must have shape \(batch, x_len, d_model=8\), got \(6, 8\)"
@@ -178,7 +188,9 @@ def test_encoder_bad_input(encoder):
         encoder(torch.zeros(6, 8, dtype=torch.float64))
     with pytest.raises(ValueError, match=r"x must have shape .*got \(3, 6, 4\)"):
         encoder(torch.zeros(3, 6, 4, dtype=torch.float64))
-    with pytest.raises(TypeError, match="x must be a floating-point tensor, got dtype torch.int64"):
+    with pytest.raises(
+        TypeError, match="x must be a floating-point tensor, got dtype torch.int64"
+    ):
         encoder(torch.zeros(3, 6, 8, dtype=torch.long))
 
 
@@ -188,7 +200,9 @@ def test_decoder_bad_input(decoder, gen):
         ValueError, match=r"x and memory must have the same batch size .*got 3 and 1"
     ):
         decoder(x, memory[:1])
-    with pytest.raises(ValueError, match=r"memory must have shape \(batch, m_len, d_model=8\)"):
+    with pytest.raises(
+        ValueError, match=r"memory must have shape \(batch, m_len, d_model=8\)"
+    ):
         decoder(x, memory[..., :4])
     with pytest.raises(TypeError, match="memory must be a torch.Tensor"):
         decoder(x, None)

@@ -21,7 +21,10 @@ def test_attention_matrix_bytes_are_those_of_a_real_matrix_and_grow_with_L_squar
 
 
 def test_activation_bytes_are_those_of_a_real_tensor_and_grow_with_L():
-    assert cost.activation_bytes(3, 6, 8, torch.bfloat16) == torch.zeros(3, 6, 8).bfloat16().nbytes
+    assert (
+        cost.activation_bytes(3, 6, 8, torch.bfloat16)
+        == torch.zeros(3, 6, 8).bfloat16().nbytes
+    )
     assert cost.activation_bytes(32, 32, 512) == 2 * cost.activation_bytes(32, 16, 512)
 
 
@@ -78,7 +81,9 @@ def two_threads():
 
 def test_time_interleaved_sets_and_restores_the_thread_count(two_threads):
     seen = []
-    cost.time_interleaved({"f": lambda: seen.append(torch.get_num_threads())}, threads=1)
+    cost.time_interleaved(
+        {"f": lambda: seen.append(torch.get_num_threads())}, threads=1
+    )
     assert seen and set(seen) == {1}
     assert torch.get_num_threads() == 2
     with pytest.raises(RuntimeError, match="boom"):
@@ -113,5 +118,7 @@ BAD_INPUT = [
 
 
 @pytest.mark.parametrize(("call", "error", "name", "expected", "given"), BAD_INPUT)
-def test_bad_input_is_refused_with_a_clear_message(fails_with, call, error, name, expected, given):
+def test_bad_input_is_refused_with_a_clear_message(
+    fails_with, call, error, name, expected, given
+):
     fails_with(call, error, name, expected, given)

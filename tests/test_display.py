@@ -19,7 +19,9 @@ def test_show_source_shows_the_code_of_the_package_itself():
     assert shown._repr_markdown_() == f"```python\n{repr(shown).rstrip()}\n```"
     method = repr(mha.show_source(mha.MultiHeadAttention.forward))
     assert method.startswith("def forward(")  # without the class's indent
-    assert textwrap.indent(method, "    ") == inspect.getsource(mha.MultiHeadAttention.forward)
+    assert textwrap.indent(method, "    ") == inspect.getsource(
+        mha.MultiHeadAttention.forward
+    )
 
 
 def test_a_source_holding_backticks_gets_a_longer_fence():
@@ -44,7 +46,9 @@ def panels(*texts):
 def test_static_choice_switches_panels_in_the_browser(monkeypatch):
     links = []
     jslink = widgets.jslink
-    monkeypatch.setattr(widgets, "jslink", lambda *ends: links.append(ends) or jslink(*ends))
+    monkeypatch.setattr(
+        widgets, "jslink", lambda *ends: links.append(ends) or jslink(*ends)
+    )
     shown = panels("<p>1</p>", "<p>2</p>")
     dropdown, stack = static_choice("Show:", ["one", "two"], shown).children
     assert list(dropdown.options) == ["one", "two"]
@@ -74,5 +78,7 @@ BAD_INPUT = [
 
 
 @pytest.mark.parametrize(("call", "error", "name", "expected", "given"), BAD_INPUT)
-def test_bad_input_is_refused_with_a_clear_message(fails_with, call, error, name, expected, given):
+def test_bad_input_is_refused_with_a_clear_message(
+    fails_with, call, error, name, expected, given
+):
     fails_with(call, error, name, expected, given)

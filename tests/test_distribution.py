@@ -28,7 +28,9 @@ import repository_buttons  # noqa: E402
 sys.path.remove(str(ROOT / "book" / "_ext"))
 
 # Every Python release a package could name as its minimum.
-PYTHONS = [Version(f"3.{minor}.{patch}") for minor in range(6, 16) for patch in range(30)]
+PYTHONS = [
+    Version(f"3.{minor}.{patch}") for minor in range(6, 16) for patch in range(30)
+]
 
 
 def pins(path: Path) -> dict[str, str]:
@@ -46,7 +48,8 @@ def installed(name: str, pinned: str) -> metadata.Distribution:
     """The installed distribution of a pin; it must be the pinned version."""
     dist = metadata.distribution(name)
     assert SpecifierSet(f"=={pinned}").contains(dist.version), (
-        f"{name} {dist.version} is installed, the pin says {pinned}: run make")
+        f"{name} {dist.version} is installed, the pin says {pinned}: run make"
+    )
     return dist
 
 
@@ -66,7 +69,9 @@ def runtime_closure() -> list[metadata.Distribution]:
     while todo:
         requirement = todo.pop()
         name = canonicalize_name(requirement.name)
-        if name in seen or (requirement.marker and not requirement.marker.evaluate({"extra": ""})):
+        if name in seen or (
+            requirement.marker and not requirement.marker.evaluate({"extra": ""})
+        ):
             continue
         seen[name] = metadata.distribution(name)
         todo += [Requirement(r) for r in seen[name].requires or []]
@@ -92,12 +97,16 @@ def test_the_package_claims_the_python_its_pinned_dependencies_need():
 
 def test_the_readme_and_makefile_claim_the_python_the_whole_set_up_needs():
     constraints = pins(ROOT / "constraints.txt")
-    needed = python_floor([installed(name, version) for name, version in constraints.items()])
+    needed = python_floor(
+        [installed(name, version) for name, version in constraints.items()]
+    )
     readme = (ROOT / "README.md").read_text()
     claims = set(re.findall(r"Python (3\.\d+(?:\.\d+)?) or newer", readme))
     assert claims == {str(needed).removesuffix(".0")}, claims
     makefile = (ROOT / "Makefile").read_text()
-    checked = re.search(r"sys\.version_info < \((\d+), (\d+), (\d+)\)", makefile).groups()
+    checked = re.search(
+        r"sys\.version_info < \((\d+), (\d+), (\d+)\)", makefile
+    ).groups()
     assert Version(".".join(checked)) == needed
 
 
@@ -113,16 +122,23 @@ def test_ci_and_binder_run_a_python_the_package_accepts():
 
 
 def test_binder_installs_the_runtime_pins_cpu_torch_and_the_package():
-    lines = [line.split("#", 1)[0].strip()
-             for line in (ROOT / "binder" / "requirements.txt").read_text().splitlines()]
+    lines = [
+        line.split("#", 1)[0].strip()
+        for line in (ROOT / "binder" / "requirements.txt").read_text().splitlines()
+    ]
     lines = [line for line in lines if line]
     assert "--extra-index-url https://download.pytorch.org/whl/cpu" in lines
     assert "-e ." in lines
     binder = pins(ROOT / "binder" / "requirements.txt")
-    needed = {canonicalize_name(Requirement(r).name) for r in PYPROJECT["project"]["dependencies"]}
+    needed = {
+        canonicalize_name(Requirement(r).name)
+        for r in PYPROJECT["project"]["dependencies"]
+    }
     assert set(binder) == needed, "Binder gets the package's dependencies, no tools"
     book = pins(ROOT / "requirements.txt")
-    assert {name: book[name] for name in binder} == binder, "same pins as requirements.txt"
+    assert {name: book[name] for name in binder} == binder, (
+        "same pins as requirements.txt"
+    )
     assert len(lines) == len(binder) + 2, lines
 
 
@@ -135,8 +151,9 @@ def test_the_package_ships_its_licences():
         assert (ROOT / name).is_file(), name
     # An SPDX licence string needs setuptools 77 or newer to build.
     (backend,) = PYPROJECT["build-system"]["requires"]
-    assert Requirement(backend).specifier.contains("77") and not \
-        Requirement(backend).specifier.contains("76.9")
+    assert Requirement(backend).specifier.contains("77") and not Requirement(
+        backend
+    ).specifier.contains("76.9")
 
 
 def test_the_citation_file_matches_the_book():
@@ -157,19 +174,28 @@ def built_chapter(tmp_path: Path, url: str) -> str:
     ``url`` as its address; only what needs the real book's files is left out (static
     assets, favicon, bibliography)."""
     (tmp_path / "book").mkdir()
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# A chapter")])
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
-                                       "language": "python"}
+    notebook = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_markdown_cell("# A chapter")]
+    )
+    notebook.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
     nbformat.write(notebook, tmp_path / "book" / "chapter.ipynb")
     (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: book/chapter\n")
     book = yaml.safe_load((ROOT / "_config.yml").read_text())
     book["repository"]["url"] = url
     book["execute"]["execute_notebooks"] = "off"
-    book["sphinx"]["local_extensions"] = {"repository_buttons": str(ROOT / "book" / "_ext")}
+    book["sphinx"]["local_extensions"] = {
+        "repository_buttons": str(ROOT / "book" / "_ext")
+    }
     del book["html"]["favicon"]
     book.pop("bibtex_bibfiles", None)
     sphinx = book["sphinx"]["config"]
-    sphinx["extensions"] = [e for e in sphinx["extensions"] if e != "sphinxcontrib.bibtex"]
+    sphinx["extensions"] = [
+        e for e in sphinx["extensions"] if e != "sphinxcontrib.bibtex"
+    ]
     for key in [k for k in sphinx if k.startswith("bibtex_")]:
         del sphinx[key]
     sphinx.update(html_static_path=[], html_css_files=[], nb_ipywidgets_js={})
@@ -178,16 +204,31 @@ def built_chapter(tmp_path: Path, url: str) -> str:
     # live object, and this test process holds torch).
     jupyter_book = shutil.which("jupyter-book", path=Path(sys.executable).parent)
     build = subprocess.run(
-        [jupyter_book, "build", tmp_path, "--config", tmp_path / "_config.yml",
-         "--toc", tmp_path / "_toc.yml", "-W", "-n", "--keep-going"],
-        capture_output=True, text=True)
+        [
+            jupyter_book,
+            "build",
+            tmp_path,
+            "--config",
+            tmp_path / "_config.yml",
+            "--toc",
+            tmp_path / "_toc.yml",
+            "-W",
+            "-n",
+            "--keep-going",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
     return (tmp_path / "_build" / "html" / "book" / "chapter.html").read_text()
 
 
 def links(html: str) -> set[str]:
-    return set(re.findall(r'href="(https://(?:mybinder\.org|colab\.research|github\.com)[^"]*)"',
-                          html))
+    return set(
+        re.findall(
+            r'href="(https://(?:mybinder\.org|colab\.research|github\.com)[^"]*)"', html
+        )
+    )
 
 
 def test_the_committed_config_has_no_address_yet():
@@ -198,10 +239,14 @@ def test_the_committed_config_has_no_address_yet():
 def test_with_an_address_every_button_appears(tmp_path):
     found = links(built_chapter(tmp_path, "https://github.com/someone/the-book"))
     repo = "https://github.com/someone/the-book"
-    assert "https://mybinder.org/v2/gh/someone/the-book/main?urlpath=lab/tree/book/chapter.ipynb" \
+    assert (
+        "https://mybinder.org/v2/gh/someone/the-book/main?urlpath=lab/tree/book/chapter.ipynb"
         in found
-    assert "https://colab.research.google.com/github/someone/the-book/blob/main/" \
-           "book/chapter.ipynb" in found
+    )
+    assert (
+        "https://colab.research.google.com/github/someone/the-book/blob/main/"
+        "book/chapter.ipynb" in found
+    )
     assert repo in found  # the repository button
     assert f"{repo}/edit/main/book/chapter.ipynb" in found
     assert any(link.startswith(f"{repo}/issues/new") for link in found)
@@ -214,8 +259,13 @@ def test_without_an_address_there_are_no_buttons():
 
     book = yaml.safe_load((ROOT / "_config.yml").read_text())
     book["repository"]["url"] = ""
-    config, _ = get_final_config(user_yaml=book, cli_config={"latex_individualpages": False},
-                                 sourcedir=ROOT, validate=True, raise_on_invalid=True)
+    config, _ = get_final_config(
+        user_yaml=book,
+        cli_config={"latex_individualpages": False},
+        sourcedir=ROOT,
+        validate=True,
+        raise_on_invalid=True,
+    )
     assert "repository_buttons" in config["extensions"]
     holder = type("Config", (), {"html_theme_options": config["html_theme_options"]})()
     repository_buttons.configure_buttons(None, holder)
@@ -223,12 +273,16 @@ def test_without_an_address_there_are_no_buttons():
     for button in repository_buttons.REPOSITORY_BUTTONS:
         assert options[button] is False, button
     launchers = options["launch_buttons"]
-    assert not any(launchers.get(key) for key in repository_buttons.LAUNCHERS), launchers
+    assert not any(launchers.get(key) for key in repository_buttons.LAUNCHERS), (
+        launchers
+    )
 
 
 def test_a_bad_address_is_refused_by_name():
     holder = type("Config", (), {"html_theme_options": {"repository_url": 42}})()
-    with pytest.raises(TypeError, match=r"repository\.url in _config\.yml must be a string"):
+    with pytest.raises(
+        TypeError, match=r"repository\.url in _config\.yml must be a string"
+    ):
         repository_buttons.configure_buttons(None, holder)
 
 
@@ -236,11 +290,17 @@ def test_the_publishing_workflow_fills_in_the_address():
     """publish.yml writes the repository's address into _config.yml with sed: its
     pattern must match the address line, and only that line."""
     workflow = (ROOT / ".github" / "workflows" / "publish.yml").read_text()
-    pattern, replacement = re.search(r"sed -i 's\|(.+?)\|(.+?)\|' _config\.yml", workflow).groups()
+    pattern, replacement = re.search(
+        r"sed -i 's\|(.+?)\|(.+?)\|' _config\.yml", workflow
+    ).groups()
     config = (ROOT / "_config.yml").read_text()
     assert len(re.findall(pattern, config, flags=re.M)) == 1
-    filled = re.sub(pattern, replacement.replace("${{ github.repository }}", "a/b"), config,
-                    flags=re.M)
+    filled = re.sub(
+        pattern,
+        replacement.replace("${{ github.repository }}", "a/b"),
+        config,
+        flags=re.M,
+    )
     assert yaml.safe_load(filled)["repository"]["url"] == "https://github.com/a/b"
 
 
@@ -270,8 +330,12 @@ def test_bibliography_entries_are_list_items():
         sys.path.remove(str(ROOT / "book" / "_ext"))
     body = '<div role="list" class="citation-list"><div class="citation" role="doc-biblioentry">'
     context = {"body": body}
-    citation_roles.entries_as_list_items(None, "book/references", "page.html", context, None)
+    citation_roles.entries_as_list_items(
+        None, "book/references", "page.html", context, None
+    )
     assert context["body"] == body.replace("doc-biblioentry", "listitem")
     untouched = {"body": "<p>no bibliography here</p>"}
-    citation_roles.entries_as_list_items(None, "book/intro", "page.html", untouched, None)
+    citation_roles.entries_as_list_items(
+        None, "book/intro", "page.html", untouched, None
+    )
     assert untouched == {"body": "<p>no bibliography here</p>"}

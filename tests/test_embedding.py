@@ -48,10 +48,16 @@ def test_sinusoids_follow_the_formula(d_model):
 
 @pytest.mark.parametrize("d_model", [7, 8])
 def test_positional_encoding_adds_the_code_of_each_position_in_eval_mode(d_model):
-    position = PositionalEncoding(d_model, dropout=0.5, max_length=12, dtype=torch.float64).eval()
+    position = PositionalEncoding(
+        d_model, dropout=0.5, max_length=12, dtype=torch.float64
+    ).eval()
     x = torch.randn(2, 9, d_model, dtype=torch.float64)
-    torch.testing.assert_close(position(x) - x, pe_formula(9, d_model).expand(2, 9, d_model))
-    position(torch.zeros(1, 12, d_model, dtype=torch.float64))  # max_length itself is fine
+    torch.testing.assert_close(
+        position(x) - x, pe_formula(9, d_model).expand(2, 9, d_model)
+    )
+    position(
+        torch.zeros(1, 12, d_model, dtype=torch.float64)
+    )  # max_length itself is fine
 
 
 def test_positional_encoding_applies_dropout_in_training_mode():
@@ -60,7 +66,9 @@ def test_positional_encoding_applies_dropout_in_training_mode():
     out = position(x)
     kept = out != 0
     assert 0.3 < kept.float().mean() < 0.7
-    torch.testing.assert_close(out[kept], 2 * (x + position.pe)[kept])  # scaled by 1 / (1 - p)
+    torch.testing.assert_close(
+        out[kept], 2 * (x + position.pe)[kept]
+    )  # scaled by 1 / (1 - p)
 
 
 BAD_INPUT = [
@@ -85,5 +93,7 @@ BAD_INPUT = [
 
 
 @pytest.mark.parametrize(("call", "error", "name", "expected", "given"), BAD_INPUT)
-def test_bad_input_is_refused_with_a_clear_message(fails_with, call, error, name, expected, given):
+def test_bad_input_is_refused_with_a_clear_message(
+    fails_with, call, error, name, expected, given
+):
     fails_with(call, error, name, expected, given)

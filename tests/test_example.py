@@ -26,20 +26,24 @@ def test_three_sentences_of_six_tokens(ex):
 
 
 def test_X_is_the_scaled_embedding_plus_the_position_code(ex):
-    expected = ex.embed.lut.weight[ex.ids] * math.sqrt(8) + sinusoids(6, 8, torch.float64)
+    expected = ex.embed.lut.weight[ex.ids] * math.sqrt(8) + sinusoids(
+        6, 8, torch.float64
+    )
     assert ex.X.shape == (3, 6, 8)
     torch.testing.assert_close(ex.X, expected, atol=1e-12, rtol=0)
 
 
 def test_float64_eval_mode_and_no_gradients(ex):
-    """Weights drawn in float32 (every value is a float32 number), computed in float64."""
+    """Drawn and computed in float64, in eval mode, without gradients."""
     assert ex.X.dtype == torch.float64 and ex.X.grad_fn is None
     for module in (ex.embed, ex.position, ex.attention):
         assert not module.training
         for tensor in [*module.parameters(), *module.buffers()]:
             assert tensor.dtype == torch.float64 and not tensor.requires_grad
-    for weight in (ex.embed.lut.weight, ex.attention.Wq.weight, ex.attention.Wo.bias):
-        assert torch.equal(weight.float().double(), weight)
+    # Drawn in float64, not rounded from float32 draws (which differ between
+    # processors in their last bit): most values are not float32 numbers.
+    weight = ex.attention.Wq.weight
+    assert not torch.equal(weight.float().double(), weight)
 
 
 def test_the_same_example_whatever_ran_before(ex):
@@ -47,7 +51,9 @@ def test_the_same_example_whatever_ran_before(ex):
     torch.randn(100)
     again = mha.running_example()
     assert torch.equal(again.X, ex.X)
-    for mine, theirs in zip(ex.attention.parameters(), again.attention.parameters(), strict=True):
+    for mine, theirs in zip(
+        ex.attention.parameters(), again.attention.parameters(), strict=True
+    ):
         assert torch.equal(mine, theirs)
     other = mha.running_example(seed=5)
     assert not torch.equal(other.attention.Wq.weight, ex.attention.Wq.weight)
@@ -58,5 +64,7 @@ def test_another_head_count_keeps_the_weights_and_the_input(ex, n_heads):
     other = mha.running_example(n_heads=n_heads)
     assert (other.n_heads, other.d_key) == (n_heads, 8 // n_heads)
     assert torch.equal(other.X, ex.X)
-    for mine, theirs in zip(ex.attention.parameters(), other.attention.parameters(), strict=True):
+    for mine, theirs in zip(
+        ex.attention.parameters(), other.attention.parameters(), strict=True
+    ):
         assert torch.equal(mine, theirs)

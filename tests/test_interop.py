@@ -31,7 +31,9 @@ def test_to_torch_computes_what_the_layer_computes(make_layer, gen):
     ):
         torch.testing.assert_close(got, want, **TOL)
     sequence_first = mha.to_torch(layer, batch_first=False)
-    out, _ = torch_forward(sequence_first, *(x.transpose(0, 1) for x in (query, key, key)))
+    out, _ = torch_forward(
+        sequence_first, *(x.transpose(0, 1) for x in (query, key, key))
+    )
     torch.testing.assert_close(out.transpose(0, 1), layer(query, key, key)[0], **TOL)
 
 
@@ -48,14 +50,19 @@ def test_to_torch_copies_the_mode_dropout_dtype_and_gradient_setting(make_layer)
 @pytest.mark.parametrize("batch_first", [True, False])
 def test_from_torch_computes_what_the_torch_layer_computes(gen, batch_first):
     torch.manual_seed(11)
-    torch_layer = nn.MultiheadAttention(16, 4, dropout=0.3, batch_first=batch_first).eval()
+    torch_layer = nn.MultiheadAttention(
+        16, 4, dropout=0.3, batch_first=batch_first
+    ).eval()
     with torch.no_grad():
         torch_layer.in_proj_bias.uniform_(-0.5, 0.5)
         torch_layer.out_proj.bias.uniform_(-0.5, 0.5)
     layer = mha.from_torch(torch_layer)
     assert isinstance(layer, mha.MultiHeadAttention) and not layer.training
     assert (layer.n_heads, layer.dropout.p) == (4, 0.3)
-    query, key = torch.randn(2, 5, 16, generator=gen), torch.randn(2, 7, 16, generator=gen)
+    query, key = (
+        torch.randn(2, 5, 16, generator=gen),
+        torch.randn(2, 7, 16, generator=gen),
+    )
     with torch.no_grad():
         out, probs = layer(query, key, key)  # always batch first
     if batch_first:
@@ -94,5 +101,7 @@ BAD_INPUT = [
 
 
 @pytest.mark.parametrize(("call", "error", "name", "expected", "given"), BAD_INPUT)
-def test_bad_input_is_refused_with_a_clear_message(fails_with, call, error, name, expected, given):
+def test_bad_input_is_refused_with_a_clear_message(
+    fails_with, call, error, name, expected, given
+):
     fails_with(call, error, name, expected, given)

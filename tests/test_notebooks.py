@@ -56,15 +56,20 @@ def test_no_errors_or_nondeterministic_output_is_stored(notebook):
         for output in cell["outputs"]:
             assert output["output_type"] != "error"
             text = "".join(output.get("text", "")) + "".join(
-                output.get("data", {}).get("text/plain", ""))
-            assert " at 0x" not in text, f"a memory address in the output of {cell['source']}"
+                output.get("data", {}).get("text/plain", "")
+            )
+            assert " at 0x" not in text, (
+                f"a memory address in the output of {cell['source']}"
+            )
 
 
 def test_every_figure_has_alt_text(notebook):
     for cell in code_cells(notebook):
         if any("image/png" in o.get("data", {}) for o in cell["outputs"]):
             alt = cell["metadata"].get("mystnb", {}).get("image", {}).get("alt", "")
-            assert len(alt) > 20, f"no alt text for the figure of {''.join(cell['source'])[:80]}"
+            assert len(alt) > 20, (
+                f"no alt text for the figure of {''.join(cell['source'])[:80]}"
+            )
 
 
 def test_every_cell_excused_from_nbval_says_why(notebook):
@@ -75,18 +80,27 @@ def test_every_cell_excused_from_nbval_says_why(notebook):
         if "nbval-ignore-output" in cell["metadata"].get("tags", []):
             first = "".join(cell["source"]).lstrip().split("\n", 1)[0]
             if not (first.startswith("#") and len(first.split()) >= 4):
-                unexplained.append(f"code cell {number} (id {cell.get('id')}): {first[:60]}")
-    assert not unexplained, "no comment says why the output varies: " + "; ".join(unexplained)
+                unexplained.append(
+                    f"code cell {number} (id {cell.get('id')}): {first[:60]}"
+                )
+    assert not unexplained, "no comment says why the output varies: " + "; ".join(
+        unexplained
+    )
 
 
 def test_explorers_were_stored_with_their_widget_state(notebook):
     """A chapter with an explorer must carry the frames for the static site."""
     has_widgets = any(
         "application/vnd.jupyter.widget-view+json" in o.get("data", {})
-        for cell in code_cells(notebook) for o in cell["outputs"]
+        for cell in code_cells(notebook)
+        for o in cell["outputs"]
     )
-    state = notebook["metadata"].get("widgets", {}).get(
-        "application/vnd.jupyter.widget-state+json", {}).get("state", {})
+    state = (
+        notebook["metadata"]
+        .get("widgets", {})
+        .get("application/vnd.jupyter.widget-state+json", {})
+        .get("state", {})
+    )
     assert bool(state) == has_widgets
 
 
@@ -97,5 +111,9 @@ def test_every_folded_cell_says_what_it_holds(notebook):
         if "hide-cell" not in cell["metadata"].get("tags", []):
             continue
         labels = cell["metadata"].get("mystnb", {})
-        assert labels.get("code_prompt_show", "").startswith("Show the code"), cell["source"][:80]
-        assert labels.get("code_prompt_hide", "").startswith("Hide the code"), cell["source"][:80]
+        assert labels.get("code_prompt_show", "").startswith("Show the code"), cell[
+            "source"
+        ][:80]
+        assert labels.get("code_prompt_hide", "").startswith("Hide the code"), cell[
+            "source"
+        ][:80]

@@ -29,8 +29,12 @@ def texts(labels):
     return [label.get_text() for label in labels]
 
 
-@pytest.mark.parametrize(("n_heads", "n_rows", "n_cols"), [(1, 1, 1), (4, 2, 2), (8, 2, 4)])
-def test_one_heatmap_per_head_in_a_grid_labelled_on_its_edges(gen, n_heads, n_rows, n_cols):
+@pytest.mark.parametrize(
+    ("n_heads", "n_rows", "n_cols"), [(1, 1, 1), (4, 2, 2), (8, 2, 4)]
+)
+def test_one_heatmap_per_head_in_a_grid_labelled_on_its_edges(
+    gen, n_heads, n_rows, n_cols
+):
     attention = maps(n_heads, gen).requires_grad_()
     fig = mha.display_attention(QUERIES, KEYS, attention, n_heads, n_rows, n_cols)
     panels = heatmaps(fig)
@@ -39,7 +43,10 @@ def test_one_heatmap_per_head_in_a_grid_labelled_on_its_edges(gen, n_heads, n_ro
     ys = sorted({round(ax.get_position().y0, 6) for ax in panels}, reverse=True)
     for head, ax in enumerate(panels):
         row, col = divmod(head, n_cols)  # filled row by row
-        where = ys.index(round(ax.get_position().y0, 6)), xs.index(round(ax.get_position().x0, 6))
+        where = (
+            ys.index(round(ax.get_position().y0, 6)),
+            xs.index(round(ax.get_position().x0, 6)),
+        )
         assert where == (row, col)
         assert str(head) in ax.get_title()
         shown = torch.as_tensor(ax.images[0].get_array().data)
@@ -53,17 +60,21 @@ def test_values_are_printed_in_small_maps_only_unless_asked(gen):
     attention = maps(2, gen)
     printed = heatmaps(mha.display_attention(QUERIES, KEYS, attention, 2, 1, 2))[1]
     values = [float(text.get_text()) for text in printed.texts]  # row by row
-    torch.testing.assert_close(torch.tensor(values), attention[1].flatten(), atol=0.005, rtol=0)
-    assert not heatmaps(mha.display_attention(QUERIES, KEYS, attention, 2, 1, 2, annotate=False))[
-        0
-    ].texts
+    torch.testing.assert_close(
+        torch.tensor(values), attention[1].flatten(), atol=0.005, rtol=0
+    )
+    assert not heatmaps(
+        mha.display_attention(QUERIES, KEYS, attention, 2, 1, 2, annotate=False)
+    )[0].texts
     nine = [str(i) for i in range(9)]  # 81 cells: more than 64
     large = mha.display_attention(nine, nine, maps(1, gen, 9, 9), 1, 1, 1)
     assert not heatmaps(large)[0].texts
 
 
 def test_the_colour_map_gets_lighter_steadily_so_it_reads_in_greyscale():
-    rgb = torch.tensor(matplotlib.colormaps[plotting.CMAP](torch.linspace(0, 1, 256).numpy()))
+    rgb = torch.tensor(
+        matplotlib.colormaps[plotting.CMAP](torch.linspace(0, 1, 256).numpy())
+    )
     luminance = rgb[:, :3] @ torch.tensor([0.2126, 0.7152, 0.0722], dtype=rgb.dtype)
     assert (luminance.diff() > 0).all() and luminance[-1] - luminance[0] > 0.7
 
@@ -81,7 +92,9 @@ def figure(gen):
     """``figure(**changes)``: the same attention figure, with some arguments changed."""
     attention = maps(4, gen)
 
-    def make(attention=attention, tokens=QUERIES, n_heads=4, title="sentence 0", **kwargs):
+    def make(
+        attention=attention, tokens=QUERIES, n_heads=4, title="sentence 0", **kwargs
+    ):
         grid = {4: (2, 2), 2: (1, 2)}[n_heads]
         return mha.display_attention(
             tokens, KEYS, attention[:n_heads], n_heads, *grid, title=title, **kwargs
@@ -99,7 +112,9 @@ def changed(attention, delta):
 
 def diff(before: str, after: str) -> list[str]:
     return [
-        line for line in difflib.ndiff(before.splitlines(), after.splitlines()) if line[0] in "-+"
+        line
+        for line in difflib.ndiff(before.splitlines(), after.splitlines())
+        if line[0] in "-+"
     ]
 
 
@@ -116,7 +131,10 @@ def test_what_a_figure_draws_changes_its_fingerprint(figure):
         assert repr(fig) != base, what
     # Without printed values (as in the explorer) the image alone shows the change.
     unprinted = repr(figure(annotate=False))
-    assert repr(figure(attention=changed(figure.attention, 0.05), annotate=False)) != unprinted
+    assert (
+        repr(figure(attention=changed(figure.attention, 0.05), annotate=False))
+        != unprinted
+    )
     causal, padding = torch.ones(4, 4).tril(), torch.tensor([[1, 1, 1, 0]]).expand(4, 4)
     tokens = KEYS
     assert repr(plotting.mask_figure(causal, tokens, tokens)) != repr(
@@ -132,7 +150,11 @@ def test_pixel_differences_alone_keep_the_fingerprint(figure):
     base = figure()
     fingerprint = repr(base)
     assert repr(figure(attention=changed(figure.attention, 1e-9))) == fingerprint
-    crisp_rc = {"lines.antialiased": False, "patch.antialiased": False, "text.antialiased": False}
+    crisp_rc = {
+        "lines.antialiased": False,
+        "patch.antialiased": False,
+        "text.antialiased": False,
+    }
     with matplotlib.rc_context(crisp_rc):
         crisp = figure()
     assert plotting.to_png(crisp) != plotting.to_png(base)
@@ -152,7 +174,9 @@ def test_the_fingerprint_names_what_it_covers_so_a_change_reads_as_a_diff(figure
     assert any("the | cat | sat" in line for line in label_change if line[0] == "-")
     assert any("the | dog | sat" in line for line in label_change if line[0] == "+")
     # A change in the data alone shows in the digest line only.
-    (before, after) = diff(text, repr(figure(attention=changed(figure.attention, 0.05))))
+    (before, after) = diff(
+        text, repr(figure(attention=changed(figure.attention, 0.05)))
+    )
     assert before.startswith("-  drawn") and after.startswith("+  drawn")
 
 
@@ -175,5 +199,7 @@ BAD_INPUT = [
 
 
 @pytest.mark.parametrize(("call", "error", "name", "expected", "given"), BAD_INPUT)
-def test_bad_input_is_refused_with_a_clear_message(fails_with, call, error, name, expected, given):
+def test_bad_input_is_refused_with_a_clear_message(
+    fails_with, call, error, name, expected, given
+):
     fails_with(call, error, name, expected, given)

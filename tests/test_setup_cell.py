@@ -33,7 +33,11 @@ ALONE = setup_cell.chapters()[0]
 
 def cell_for(tmp_path: Path, url: str, branch: str = "main") -> str:
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
-    config["repository"] = {**config.get("repository", {}), "url": url, "branch": branch}
+    config["repository"] = {
+        **config.get("repository", {}),
+        "url": url,
+        "branch": branch,
+    }
     (tmp_path / "_config.yml").write_text(yaml.safe_dump(config))
     return setup_cell.render(tmp_path / "_config.yml")
 
@@ -67,11 +71,20 @@ def pip_calls(monkeypatch):
 
 def test_the_writer_fills_first_code_cells_and_leaves_prose_pages_alone(tmp_path):
     chapter, prose = tmp_path / "chapter.ipynb", tmp_path / "prose.ipynb"
-    nbformat.write(nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_markdown_cell("# A chapter"), nbformat.v4.new_code_cell("old = 1"),
-        nbformat.v4.new_code_cell("kept = 2")]), chapter)
-    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Prose")]),
-                   prose)
+    nbformat.write(
+        nbformat.v4.new_notebook(
+            cells=[
+                nbformat.v4.new_markdown_cell("# A chapter"),
+                nbformat.v4.new_code_cell("old = 1"),
+                nbformat.v4.new_code_cell("kept = 2"),
+            ]
+        ),
+        chapter,
+    )
+    nbformat.write(
+        nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Prose")]),
+        prose,
+    )
     before = prose.read_bytes()
     assert setup_cell.write([chapter, prose], "new = 1") == [chapter]
     cells = nbformat.read(chapter, as_version=4).cells
@@ -83,18 +96,29 @@ def test_the_writer_fills_first_code_cells_and_leaves_prose_pages_alone(tmp_path
 
 def test_the_install_source_comes_from_the_repository_address(tmp_path):
     assert setup_cell.install_source("") == ""
-    assert (setup_cell.install_source("https://github.com/someone/the-book.git/", "pages")
-            == "mha @ https://github.com/someone/the-book/archive/refs/heads/pages.zip")
-    assert (setup_cell.install_source("https://gitlab.com/someone/the-book")
-            == "mha @ git+https://gitlab.com/someone/the-book@main")
+    assert (
+        setup_cell.install_source("https://github.com/someone/the-book.git/", "pages")
+        == "mha @ https://github.com/someone/the-book/archive/refs/heads/pages.zip"
+    )
+    assert (
+        setup_cell.install_source("https://gitlab.com/someone/the-book")
+        == "mha @ git+https://gitlab.com/someone/the-book@main"
+    )
     cell = cell_for(tmp_path, "https://github.com/someone/the-book")
-    assert '"mha @ https://github.com/someone/the-book/archive/refs/heads/main.zip"' in cell
+    assert (
+        '"mha @ https://github.com/someone/the-book/archive/refs/heads/main.zip"'
+        in cell
+    )
     assert setup_cell.PLACEHOLDER not in cell
 
 
-@pytest.mark.parametrize("url", ["http://github.com/a/b", "github.com/a/b", 'https://x/"y'])
+@pytest.mark.parametrize(
+    "url", ["http://github.com/a/b", "github.com/a/b", 'https://x/"y']
+)
 def test_a_bad_repository_address_is_refused_by_name(url):
-    with pytest.raises(ValueError, match=r"repository\.url in _config\.yml must be .*got"):
+    with pytest.raises(
+        ValueError, match=r"repository\.url in _config\.yml must be .*got"
+    ):
         setup_cell.install_source(url)
 
 
@@ -107,9 +131,12 @@ def test_in_a_set_up_clone_the_cell_does_nothing(monkeypatch):
     assert set(namespace) == {"__builtins__"}  # it leaves no names behind
 
 
-def test_without_an_address_it_stops_with_instructions(tmp_path, mha_missing, pip_calls):
-    with pytest.raises(Exception, match=r"needs the book's helper package `mha`.*pip install")\
-            as stopped:
+def test_without_an_address_it_stops_with_instructions(
+    tmp_path, mha_missing, pip_calls
+):
+    with pytest.raises(
+        Exception, match=r"needs the book's helper package `mha`.*pip install"
+    ) as stopped:
         run_cell(cell_for(tmp_path, ""))
     assert type(stopped.value).__name__ == "MhaSetupError"
     assert "make lab" not in str(stopped.value)
@@ -119,22 +146,29 @@ def test_without_an_address_it_stops_with_instructions(tmp_path, mha_missing, pi
 
 
 def test_it_installs_with_ranges_and_keeps_the_platforms_torch_and_kernel(
-        tmp_path, mha_missing, pip_calls):
+    tmp_path, mha_missing, pip_calls
+):
     url = "https://github.com/someone/the-book"
-    with pytest.raises(Exception, match=r"Installing `mha` from mha @ https://github\.com/"
-                                        r"someone/the-book/archive/refs/heads/main\.zip failed"):
+    with pytest.raises(
+        Exception,
+        match=r"Installing `mha` from mha @ https://github\.com/"
+        r"someone/the-book/archive/refs/heads/main\.zip failed",
+    ):
         run_cell(cell_for(tmp_path, url))
     (call,) = pip_calls
     assert call["command"][:4] == [sys.executable, "-m", "pip", "install"]
     assert call["command"][-1] == setup_cell.install_source(url)
-    assert "--extra-index-url" not in call["command"]  # torch is there: nothing to fetch
+    assert (
+        "--extra-index-url" not in call["command"]
+    )  # torch is there: nothing to fetch
     pinned = set(call["constraints"].split())
     for name in ("torch", "ipykernel", "ipython"):
         assert f"{name}=={importlib.metadata.version(name)}" in pinned
 
 
 def test_without_torch_on_linux_it_asks_for_the_cpu_build(
-        tmp_path, mha_missing, pip_calls, monkeypatch):
+    tmp_path, mha_missing, pip_calls, monkeypatch
+):
     real_version = importlib.metadata.version
 
     def version(name):
@@ -155,7 +189,9 @@ def test_without_torch_on_linux_it_asks_for_the_cpu_build(
 def test_on_colab_it_switches_on_the_widget_manager(monkeypatch):
     calls = []
     colab = types.ModuleType("google.colab")
-    colab.output = types.SimpleNamespace(enable_custom_widget_manager=lambda: calls.append(1))
+    colab.output = types.SimpleNamespace(
+        enable_custom_widget_manager=lambda: calls.append(1)
+    )
     monkeypatch.setitem(sys.modules, "google", types.ModuleType("google"))
     monkeypatch.setitem(sys.modules, "google.colab", colab)
     run_cell(setup_cell.render())
@@ -181,15 +217,25 @@ def package_copy(target: Path) -> Path:
     it never writes into the checkout)."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     target.mkdir()
-    for name in ["pyproject.toml", project["readme"], *project.get("license-files", [])]:
+    for name in [
+        "pyproject.toml",
+        project["readme"],
+        *project.get("license-files", []),
+    ]:
         shutil.copy2(ROOT / name, target / name)
-    shutil.copytree(ROOT / "src", target / "src",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    shutil.copytree(
+        ROOT / "src",
+        target / "src",
+        ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"),
+    )
     return target
 
 
-@pytest.mark.skipif(os.name == "nt", reason="shares this environment's packages through "
-                    "symbolic links, which Windows grants only with extra rights")
+@pytest.mark.skipif(
+    os.name == "nt",
+    reason="shares this environment's packages through "
+    "symbolic links, which Windows grants only with extra rights",
+)
 def test_a_chapter_opened_alone_installs_mha_and_runs(tmp_path):
     """A chapter copied out of the repository runs top to bottom in a fresh virtual
     environment that lacks mha: its first cell installs mha (from a copy of this
@@ -197,16 +243,29 @@ def test_a_chapter_opened_alone_installs_mha_and_runs(tmp_path):
     The fresh environment sees this one's packages (torch, Jupyter's kernel) through
     a path file, so only mha is installed."""
     fresh = tmp_path / "fresh"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(fresh)], check=True)
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(fresh)], check=True
+    )
     python = fresh / "bin" / "python"  # (not on Windows: see the skip above)
-    fresh_site = Path(subprocess.run(
-        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True, text=True, check=True).stdout.strip())
+    fresh_site = Path(
+        subprocess.run(
+            [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
     visible_packages(tmp_path / "visible")
     (fresh_site / "visible.pth").write_text(f"{tmp_path / 'visible'}\n")
-    probe = subprocess.run([python, "-c", "import ipykernel, torch; import mha"],
-                           capture_output=True, text=True, cwd=tmp_path)
-    assert "No module named 'mha'" in probe.stderr, "mha must be missing before the cell runs"
+    probe = subprocess.run(
+        [python, "-c", "import ipykernel, torch; import mha"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert "No module named 'mha'" in probe.stderr, (
+        "mha must be missing before the cell runs"
+    )
 
     reader = tmp_path / "reader"
     reader.mkdir()
@@ -217,23 +276,42 @@ def test_a_chapter_opened_alone_installs_mha_and_runs(tmp_path):
 
     kernel_dir = tmp_path / "kernels" / "fresh"
     kernel_dir.mkdir(parents=True)
-    (kernel_dir / "kernel.json").write_text(json.dumps({
-        "argv": [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "a fresh environment", "language": "python"}))
-    kernel = KernelManager(kernel_name="fresh", kernel_spec_manager=KernelSpecManager(
-        kernel_dirs=[str(kernel_dir.parent)]))
+    (kernel_dir / "kernel.json").write_text(
+        json.dumps(
+            {
+                "argv": [
+                    str(python),
+                    "-m",
+                    "ipykernel_launcher",
+                    "-f",
+                    "{connection_file}",
+                ],
+                "display_name": "a fresh environment",
+                "language": "python",
+            }
+        )
+    )
+    kernel = KernelManager(
+        kernel_name="fresh",
+        kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernel_dir.parent)]),
+    )
     # What a reader's kernel sees: none of the settings the book's own runs use.
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("MPLBACKEND", "MHA_EXPLORER", "PYTHONPATH")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("MPLBACKEND", "MHA_EXPLORER", "PYTHONPATH")
+    }
     env["MHA_INSTALL_SOURCE"] = str(package_copy(tmp_path / "checkout"))
-    NotebookClient(notebook, km=kernel, timeout=120,
-                   resources={"metadata": {"path": str(reader)}}).execute(env=env)
+    NotebookClient(
+        notebook, km=kernel, timeout=120, resources={"metadata": {"path": str(reader)}}
+    ).execute(env=env)
 
     installed = notebook.cells[-1].outputs[0]["text"].strip()
     assert Path(installed).is_relative_to(fresh_site), installed
     # ... installed as a package, licences included.
     (dist_info,) = fresh_site.glob("mha-*.dist-info")
     shipped = {p.name for p in (dist_info / "licenses").iterdir()}
-    assert shipped == set(tomllib.loads((ROOT / "pyproject.toml").read_text())
-                          ["project"]["license-files"])
+    assert shipped == set(
+        tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["license-files"]
+    )
     assert "License-Expression: MIT" in (dist_info / "METADATA").read_text()

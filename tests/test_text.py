@@ -6,8 +6,7 @@ import unicodedata
 
 import pytest
 import torch
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from mha.text import PAD, UNK, Vocab, tokenize
 
@@ -34,16 +33,28 @@ def test_tokens_are_lowercase_words_without_punctuation_or_space(text):
     try:
         tokens = tokenize(text)
     except ValueError:  # only when the text holds no letter or digit at all
-        assert all(ch.isspace() or unicodedata.category(ch)[0] in "PS" for ch in text.lower())
+        assert all(
+            ch.isspace() or unicodedata.category(ch)[0] in "PS" for ch in text.lower()
+        )
         return
     assert tokens and all(tokens)
     for token in tokens:
         assert token == token.lower()
-        assert not any(ch.isspace() or unicodedata.category(ch)[0] in "PS" for ch in token)
+        assert not any(
+            ch.isspace() or unicodedata.category(ch)[0] in "PS" for ch in token
+        )
 
 
 CORPUS = ["The cat sat.", "A dog!", "the CAT"]
-ITOS = ["<pad>", "<unk>", "a", "cat", "dog", "sat", "the"]  # by hand: specials, then A to Z
+ITOS = [
+    "<pad>",
+    "<unk>",
+    "a",
+    "cat",
+    "dog",
+    "sat",
+    "the",
+]  # by hand: specials, then A to Z
 
 
 @pytest.fixture
@@ -56,13 +67,18 @@ def test_vocabulary_holds_the_specials_then_the_words_in_order(vocab):
     assert (vocab.pad_id, vocab.unk_id) == (ITOS.index(PAD), ITOS.index(UNK)) == (0, 1)
     assert all(vocab.stoi[token] == i for i, token in enumerate(ITOS))
     assert "cat" in vocab and "The" not in vocab
-    assert Vocab.from_corpus(CORPUS[::-1]).itos == ITOS  # the order of sentences does not matter
+    assert (
+        Vocab.from_corpus(CORPUS[::-1]).itos == ITOS
+    )  # the order of sentences does not matter
     assert Vocab(["b", PAD, "a", UNK, "a"]).itos == [PAD, UNK, "a", "b"]
 
 
 def test_unknown_words_become_unk_and_decode_shows_specials(vocab):
     assert vocab.encode("The bird, the cat; flew") == [6, 1, 6, 3, 1]
-    assert vocab.encode(["cat", "CAT"]) == [3, 1]  # a list of tokens is not tokenized again
+    assert vocab.encode(["cat", "CAT"]) == [
+        3,
+        1,
+    ]  # a list of tokens is not tokenized again
     assert vocab.decode([6, 3, 5, 0, 1]) == ["the", "cat", "sat", PAD, UNK]
     assert vocab.decode(torch.tensor([2, 4])) == ["a", "dog"]
 
@@ -93,5 +109,7 @@ BAD_INPUT = [
 
 
 @pytest.mark.parametrize(("call", "error", "name", "expected", "given"), BAD_INPUT)
-def test_bad_input_is_refused_with_a_clear_message(fails_with, call, error, name, expected, given):
+def test_bad_input_is_refused_with_a_clear_message(
+    fails_with, call, error, name, expected, given
+):
     fails_with(call, error, name, expected, given)

@@ -137,7 +137,9 @@ class Vocab:
             stands and ``False`` on padding.
         """
         if isinstance(sentences, str) or len(sentences) == 0:
-            raise ValueError(f"sentences must be a non-empty list of strings, got {sentences!r}")
+            raise ValueError(
+                f"sentences must be a non-empty list of strings, got {sentences!r}"
+            )
         rows = [self.encode(sentence) for sentence in sentences]
         longest = max(len(row) for row in rows)
         if length is None:

@@ -79,7 +79,9 @@ def browser():
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} not found: install Debian's chromium or set CHROMIUM")
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=CHROMIUM_ARGS
+        )
         yield browser
         browser.close()
 
@@ -126,11 +128,16 @@ def open_page(browser, site_url):
         page.on("console", lambda msg: _log_console(log, msg))
         page.on(
             "requestfailed",
-            lambda req: req.url in log.external or log.failed.append(f"{req.url} {req.failure}"),
+            lambda req: (
+                req.url in log.external or log.failed.append(f"{req.url} {req.failure}")
+            ),
         )
         page.on(
             "response",
-            lambda resp: resp.status >= 400 and log.failed.append(f"{resp.url} HTTP {resp.status}"),
+            lambda resp: (
+                resp.status >= 400
+                and log.failed.append(f"{resp.url} HTTP {resp.status}")
+            ),
         )
         page.goto(site_url + path, wait_until="networkidle")
         return page, log
@@ -154,7 +161,8 @@ def explorer_pages() -> list[str]:
         page
         for page in toc_pages()
         if (ROOT / page.replace(".html", ".ipynb")).exists()
-        and "attention_explorer(" in (ROOT / page.replace(".html", ".ipynb")).read_text()
+        and "attention_explorer("
+        in (ROOT / page.replace(".html", ".ipynb")).read_text()
     ]
 
 
@@ -171,7 +179,9 @@ def pytest_generate_tests(metafunc):
 def screenshot_path():
     """screenshot_path(page_path) -> where that page's screenshot is saved for review."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    return lambda page_path: SCREENSHOTS / page_path.replace("/", "_").replace(".html", ".jpg")
+    return lambda page_path: (
+        SCREENSHOTS / page_path.replace("/", "_").replace(".html", ".jpg")
+    )
 
 
 @pytest.fixture

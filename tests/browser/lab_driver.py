@@ -99,7 +99,9 @@ def jupyterlab(notebooks: list[Path], timeout: float = 60) -> Iterator[tuple[str
             deadline = time.monotonic() + timeout
             while True:
                 try:
-                    urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2)
+                    urllib.request.urlopen(
+                        f"{base}/api/status?token={token}", timeout=2
+                    )
                     break
                 except OSError:
                     if server.poll() is not None or time.monotonic() > deadline:
@@ -144,7 +146,9 @@ class LiveExplorer:
     def __init__(self, page, timeout_ms: int = 30_000):
         self.page = page
         self.timeout_ms = timeout_ms
-        self.root = page.locator(".jp-OutputArea-output .widget-vbox:has(figure.mha-frame)").first
+        self.root = page.locator(
+            ".jp-OutputArea-output .widget-vbox:has(figure.mha-frame)"
+        ).first
         self.root.wait_for(timeout=timeout_ms)
         self.root.scroll_into_view_if_needed()
         self.root.evaluate(WATCH_JS)
@@ -166,10 +170,14 @@ class LiveExplorer:
         """The label of the sentence drop-down's selected option."""
         select = self.root.locator(".widget-dropdown select")
         label = select.evaluate("s => s.options[s.selectedIndex].textContent")
-        return label.replace("\xa0", " ")  # the drop-down shows spaces as no-break spaces
+        return label.replace(
+            "\xa0", " "
+        )  # the drop-down shows spaces as no-break spaces
 
     def _control(self, kind: str, label: str):
-        return self.root.locator(f".{kind}", has=self.page.locator("label", has_text=label))
+        return self.root.locator(
+            f".{kind}", has=self.page.locator("label", has_text=label)
+        )
 
     def _wait_for_new_frame(self, before: str) -> float:
         """Wait until the picture changes; return the milliseconds since the last event."""
@@ -194,7 +202,9 @@ class LiveExplorer:
 
     def click(self, label: str, value: str) -> float | None:
         buttons = self._control("widget-toggle-buttons", label)
-        return self.act(lambda: buttons.get_by_role("button", name=value, exact=True).click())
+        return self.act(
+            lambda: buttons.get_by_role("button", name=value, exact=True).click()
+        )
 
     def choose(self, text: str) -> float | None:
         select = self.root.locator(".widget-dropdown select")

@@ -23,7 +23,9 @@ def expected_frame(settings: E.Settings) -> tuple[str, str]:
     """(img src, caption) of the frame the package draws for ``settings``."""
     frame = E.frame_html(settings)
     src = re.search(r'src="([^"]+)"', frame).group(1)
-    caption = html.unescape(re.search(r"<figcaption[^>]*>(.*)</figcaption>", frame).group(1))
+    caption = html.unescape(
+        re.search(r"<figcaption[^>]*>(.*)</figcaption>", frame).group(1)
+    )
     return src, caption
 
 
@@ -31,11 +33,16 @@ def shown(explorer) -> tuple[str, str]:
     """(img src, caption) of the one frame visible in ``explorer``."""
     figures = explorer.locator("figure:visible")
     assert figures.count() == 1, "exactly one frame must be visible"
-    return (figures.locator("img").get_attribute("src"), figures.locator("figcaption").inner_text())
+    return (
+        figures.locator("img").get_attribute("src"),
+        figures.locator("figcaption").inner_text(),
+    )
 
 
 def control(explorer, kind: str, label: str):
-    return explorer.locator(f".{kind}", has=explorer.page.locator("label", has_text=label))
+    return explorer.locator(
+        f".{kind}", has=explorer.page.locator("label", has_text=label)
+    )
 
 
 def click(explorer, label: str, value: str) -> None:
@@ -67,7 +74,9 @@ def test_playground_every_control_shows_the_right_frame(open_page):
     page, log, explorers = open_explorers(open_page, PLAYGROUND)
     assert explorers.count() == 1
     explorer = explorers.first
-    settings = E.Settings(weights="trained")  # the playground opens on the trained weights
+    settings = E.Settings(
+        weights="trained"
+    )  # the playground opens on the trained weights
     assert shown(explorer) == expected_frame(settings)
     pad_slider = control(explorer, "widget-hslider", "Padding tokens")
     assert not pad_slider.is_visible()
@@ -79,7 +88,10 @@ def test_playground_every_control_shows_the_right_frame(open_page):
         (lambda: click(explorer, "Mask", "causal"), {"mask": "causal"}),
         (lambda: click(explorer, "Mask", "padding"), {"mask": "padding"}),
         (lambda: slide(explorer, "Padding tokens", 2), {"n_pad": 3}),
-        (lambda: choose(explorer, "Sentence", mha.SENTENCES[2]), {"sentence": mha.SENTENCES[2]}),
+        (
+            lambda: choose(explorer, "Sentence", mha.SENTENCES[2]),
+            {"sentence": mha.SENTENCES[2]},
+        ),
         (lambda: click(explorer, "Weights", "random"), {"weights": "random"}),
         (lambda: slide(explorer, "Heads", 2), {"n_heads": 4}),
         (lambda: click(explorer, "Mask", "none"), {"mask": "none"}),

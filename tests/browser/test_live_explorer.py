@@ -40,12 +40,16 @@ def test_live_explorer_follows_every_control(browser):
 
         run_all(page)
         explorer = LiveExplorer(page)
-        settings = Settings(weights="trained")  # the playground opens on the trained weights
+        settings = Settings(
+            weights="trained"
+        )  # the playground opens on the trained weights
 
         def check(settings: Settings, dropdown: str | None = None) -> None:
             assert explorer.caption() == expected_caption(settings)
             assert explorer.sentence_shown() == (dropdown or settings.sentence)
-            assert explorer.slider_visible("Padding tokens") == (settings.mask == "padding")
+            assert explorer.slider_visible("Padding tokens") == (
+                settings.mask == "padding"
+            )
 
         page.screenshot(path="/tmp/lab_after.png")
         check(settings)
@@ -97,7 +101,9 @@ def test_live_explorer_follows_every_control(browser):
 
         # Characters the figure's font cannot draw are named.
         explorer.type("你好 世界")
-        check(replace(settings, sentence="你好 世界"), dropdown="your sentence: 你好 世界")
+        check(
+            replace(settings, sentence="你好 世界"), dropdown="your sentence: 你好 世界"
+        )
         assert re.search("font cannot draw 你 好 世 界", explorer.message())
         assert errors == []
         context.close()

@@ -56,7 +56,9 @@ def test_page_renders_offline(open_page, screenshot_path, page_path):
     error_views = page.locator(".jupyter-widgets .widget-error")
     if lazy:
         page.evaluate("window.scrollTo(0, 0)")
-    page.screenshot(path=screenshot_path(page_path), full_page=True, type="jpeg", quality=80)
+    page.screenshot(
+        path=screenshot_path(page_path), full_page=True, type="jpeg", quality=80
+    )
     assert log.problems() == [], "\n".join(log.problems())
     assert broken == [], f"broken images: {broken}"
     assert without_alt == [], f"images without alt text: {without_alt}"
@@ -65,7 +67,9 @@ def test_page_renders_offline(open_page, screenshot_path, page_path):
     # Code blocks are left out here: their colours are the theme's syntax style,
     # the same on every page (checked once below), and their thousands of
     # coloured spans would make axe take ten seconds a page.
-    violations = Axe().run(page, context={"exclude": [[".highlight"]]}).response["violations"]
+    violations = (
+        Axe().run(page, context={"exclude": [[".highlight"]]}).response["violations"]
+    )
     serious = [
         f"{v['id']} ({v['impact']}): {v['help']} — e.g. {v['nodes'][0]['html'][:160]}"
         for v in violations
@@ -75,7 +79,9 @@ def test_page_renders_offline(open_page, screenshot_path, page_path):
 
 
 def test_page_was_built(site_dir, page_path):
-    assert (site_dir / page_path).is_file(), f"{page_path} is in _toc.yml but was not built"
+    assert (site_dir / page_path).is_file(), (
+        f"{page_path} is in _toc.yml but was not built"
+    )
 
 
 def test_code_colours_are_readable(open_page):

@@ -20,7 +20,9 @@ def test_search_works_offline(open_page):
 def test_figures_stay_readable_in_dark_mode(browser, site_url):
     """In the theme's dark mode the figures keep their own opaque light
     background, so dark text and colour bars stay legible."""
-    context = browser.new_context(color_scheme="dark", viewport={"width": 1280, "height": 900})
+    context = browser.new_context(
+        color_scheme="dark", viewport={"width": 1280, "height": 900}
+    )
     try:
         page = context.new_page()
         page.goto(site_url + "book/05_scores.html", wait_until="networkidle")
@@ -51,7 +53,9 @@ def test_exactly_one_search_field_is_visible(open_page, width):
     would otherwise repeat it in a header bar above every page); on a phone
     the sidebar folds away and the page header's search button takes over."""
     page, _ = open_page("book/01_tokens.html", width=width)
-    visible = page.locator(".search-button-field:visible, .search-button__button:visible")
+    visible = page.locator(
+        ".search-button-field:visible, .search-button__button:visible"
+    )
     assert visible.count() == 1
     visible.first.click()
     dialog_input = page.locator(

@@ -45,9 +45,13 @@ def test_every_local_link_resolves(site_dir):
     for page, links in parsed.items():
         for link in links.links:
             parts = urlsplit(link)
-            if parts.scheme or link.startswith(("//", "data:", "mailto:", "javascript:")):
+            if parts.scheme or link.startswith(
+                ("//", "data:", "mailto:", "javascript:")
+            ):
                 continue
-            target = (page.parent / unquote(parts.path)).resolve() if parts.path else page
+            target = (
+                (page.parent / unquote(parts.path)).resolve() if parts.path else page
+            )
             if target.is_dir():
                 target = target / "index.html"
             if not target.exists():
@@ -55,7 +59,9 @@ def test_every_local_link_resolves(site_dir):
             elif parts.fragment and target.suffix == ".html":
                 ids = parsed[target].ids if target in parsed else parse(target).ids
                 if unquote(parts.fragment) not in ids:
-                    broken.append(f"{page.relative_to(site_dir)}: {link} (no such anchor)")
+                    broken.append(
+                        f"{page.relative_to(site_dir)}: {link} (no such anchor)"
+                    )
     assert broken == [], "\n".join(broken)
 
 
@@ -64,9 +70,15 @@ def test_no_page_refers_to_another_host_for_assets(site_dir):
     offenders = []
     for page in site_dir.rglob("*.html"):
         text = page.read_text(errors="replace")
-        for match in re.finditer(r'<(script|link|img)[^>]+(src|href)="(https?:)?//[^"]+"', text):
+        for match in re.finditer(
+            r'<(script|link|img)[^>]+(src|href)="(https?:)?//[^"]+"', text
+        ):
             tag = match.group(0)
-            if match.group(1) == "link" and 'rel="stylesheet"' not in tag and "preload" not in tag:
+            if (
+                match.group(1) == "link"
+                and 'rel="stylesheet"' not in tag
+                and "preload" not in tag
+            ):
                 continue  # a plain hyperlink-like <link> (e.g. canonical), not an asset
             offenders.append(f"{page.relative_to(site_dir)}: {tag[:120]}")
     assert offenders == [], "\n".join(offenders)

@@ -50,8 +50,15 @@ def attention_explorer(
                 f"{name} must be a non-empty subset of {allowed}, got {values}"
             )
     if not sentences:
-        raise ValueError(f"sentences must hold at least one sentence, got {sentences!r}")
+        raise ValueError(
+            f"sentences must hold at least one sentence, got {sentences!r}"
+        )
     for sentence in sentences:
-        sentence_tokens(sentence)
+        try:
+            sentence_tokens(sentence)
+        except (TypeError, ValueError) as error:
+            raise type(error)(
+                f"sentences must be ones the explorer can show: {error}"
+            ) from None
     build = live_explorer if mode == "live" else static_explorer
     return build(sentences, head_counts, masks, weights)

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import torch
 from matplotlib.figure import Figure
 
+from mha._checks import check_number
 from mha.plotting.core import COLOURS, BookFigure
 
 
@@ -17,8 +18,15 @@ def training_curve(losses: Sequence[float], title: str | None = None) -> Figure:
         losses: one loss value per training step.
         title: a title over the axes.
     """
+    if isinstance(losses, (str, bytes)) or not isinstance(
+        losses, (Sequence, torch.Tensor)
+    ):
+        raise TypeError(
+            f"losses must be a sequence of numbers, got {type(losses).__name__}"
+        )
     if len(losses) == 0:
         raise ValueError("losses must hold at least one value, got an empty sequence")
+    losses = [check_number("losses[i] (a log scale)", float(v)) for v in losses]
     fig = BookFigure(figsize=(6.0, 2.8), layout="constrained")
     ax = fig.subplots()
     steps = list(range(1, len(losses) + 1))

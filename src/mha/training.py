@@ -294,9 +294,9 @@ def neighbours_accuracy(
     broadcastable, as for :class:`~mha.attention.MultiHeadAttention`) if given.
 
     Returns:
-        ``previous``: the share of positions 1 to 5 whose previous word it
-        predicts right; ``next``: the same for the next word of positions 0
-        to 4; ``both``: their mean.
+        A dict with ``previous``, the share of positions 1 to 5 whose
+        previous word it predicts right, ``next``, the same for the next word
+        of positions 0 to 4, and ``both``, their mean.
     """
     ids, targets = _test_sentences(neighbours_batch, n_sentences, seed)
     with torch.no_grad():

@@ -142,7 +142,7 @@ def timing_figure(
             first panel come apart; ``None`` draws the first panel only.
 
     Returns:
-        The figure: one axes with one line per implementation and the
+        The figure, one axes with one line per implementation and the
         reference line (and, with ``relative_to``, a second axes with the
         ratios); the legend is below the axes (``fig.legends[0]``).
     """

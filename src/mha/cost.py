@@ -5,7 +5,10 @@ Counting (exact, deterministic):
 - :func:`attention_matrix_bytes`: bytes of one ``(batch, n_heads, q_len, k_len)``
   tensor, the scores or the probabilities;
 - :func:`activation_bytes`: bytes of one ``(batch, seq_len, d_model)`` tensor;
-- :func:`flops`: floating-point operations of one forward pass, per sequence.
+- :func:`flops`: floating-point operations of one forward pass, per sequence;
+- :func:`kv_cache_bytes`: bytes of the keys and values a decoder keeps, with
+  as many key/value heads as query heads or fewer (multi-query and
+  grouped-query attention).
 
 Measuring:
 
@@ -105,6 +108,41 @@ def flops(q_len: int, d_model: int, k_len: int | None = None) -> dict[str, int]:
         "scores": 2 * q_len * k_len * d_model,
         "weighting": 2 * q_len * k_len * d_model,
     }
+
+
+def kv_cache_bytes(
+    seq_len: int,
+    n_kv_heads: int,
+    d_key: int,
+    *,
+    batch: int = 1,
+    n_layers: int = 1,
+    dtype: torch.dtype = torch.float32,
+) -> int:
+    """Bytes of the keys and values a decoder keeps for ``seq_len`` tokens.
+
+    A decoder that generates text one token at a time computes each token's
+    keys and values once and keeps them for every later token (the *KV
+    cache*): per token, layer and sequence, one key and one value of
+    ``d_key`` numbers for each key/value head, ``2 · n_kv_heads · d_key``
+    numbers. Multi-head attention has one key/value head per query head
+    (``n_kv_heads = n_heads``); multi-query attention one for all query heads
+    (``n_kv_heads = 1``); grouped-query attention one per group of query
+    heads, in between.
+
+    Returns:
+        ``2 · batch · n_layers · seq_len · n_kv_heads · d_key`` times the size
+        of one number of ``dtype``.
+    """
+    for name, value in (
+        ("seq_len", seq_len),
+        ("n_kv_heads", n_kv_heads),
+        ("d_key", d_key),
+        ("batch", batch),
+        ("n_layers", n_layers),
+    ):
+        check_int(name, value)
+    return 2 * batch * n_layers * seq_len * n_kv_heads * d_key * _element_size(dtype)
 
 
 def _check_callable(name: str, fn: object) -> None:

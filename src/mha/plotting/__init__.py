@@ -23,7 +23,7 @@ from mha.plotting.scores import (
     weighted_values_figure,
 )
 from mha.plotting.tokens import token_grid
-from mha.plotting.training import training_curve
+from mha.plotting.training import key_plane_figure, training_curve
 
 __all__ = [
     "CMAP",
@@ -33,6 +33,7 @@ __all__ = [
     "fingerprint",
     "head_contributions_figure",
     "head_split_figure",
+    "key_plane_figure",
     "mask_figure",
     "mask_panels",
     "merge_heads_figure",

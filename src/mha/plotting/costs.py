@@ -62,12 +62,13 @@ def _panel(
         )
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.set_xticks(lengths, labels=[f"{v:g}" for v in lengths], fontsize=8)
+    ax.set_xticks(lengths, labels=[f"{v:g}" for v in lengths], fontsize=9)
     ax.minorticks_off()
     ax.set_xlabel("sequence length L", fontsize=10)
     ax.set_ylabel(ylabel, fontsize=10)
     ax.set_title(title, fontsize=10)
-    ax.tick_params(axis="y", labelsize=8)
+    # Powers of ten at 10 points: a smaller exponent reads as another digit.
+    ax.tick_params(axis="y", labelsize=10)
     ax.grid(True, which="major", alpha=0.3)
 
 
@@ -105,7 +106,7 @@ def cost_counts_figure(
             raise ValueError(
                 f"crossover must be a length between {xs[0]:g} and {xs[-1]:g}, got {crossover!r}"
             )
-    fig = BookFigure(figsize=(10.0, 3.9), layout="constrained")
+    fig = BookFigure(figsize=(7.2, 3.6), layout="constrained")
     left, right = fig.subplots(1, 2)
     mib = {label: [v / 2**20 for v in values] for label, values in memory.items()}
     _panel(left, xs, mib, "memory (MiB)", "memory of one tensor")
@@ -118,11 +119,15 @@ def cost_counts_figure(
             xycoords=("data", "axes fraction"),
             xytext=(4, 0),
             textcoords="offset points",
-            fontsize=8,
+            fontsize=9,
             color="0.25",
         )
     for ax in (left, right):
-        ax.legend(fontsize=8, loc="upper left")
+        ax.legend(fontsize=9, loc="upper left")
+        if (
+            len(xs) > 6
+        ):  # every other length, so that the labels of a narrow panel do not touch
+            ax.set_xticks(xs[::2], labels=[f"{v:g}" for v in xs[::2]], fontsize=9)
     return fig
 
 
@@ -132,6 +137,7 @@ def timing_figure(
     *,
     reference_slope: float = 2.0,
     title: str | None = None,
+    relative_to: str | None = None,
 ) -> Figure:
     """Measured forward times against the sequence length, log–log, with a slope line.
 
@@ -141,19 +147,31 @@ def timing_figure(
         reference_slope: slope of a grey dashed reference line (time ∝
             ``L^reference_slope``) through the first implementation's value at
             the longest length; ``2`` is what a cost quadratic in ``L`` gives.
-        title: a title over the axes.
+        title: a title over the figure.
+        relative_to: the name of one implementation: adds a second panel on
+            the right with every time divided by that implementation's time at
+            the same length, so that lines lying on top of each other in the
+            first panel come apart; ``None`` draws the first panel only.
 
     Returns:
         The figure, one axes with one line per implementation and the
-        reference line; the legend is below the axes (``fig.legends[0]``).
+        reference line (and, with ``relative_to``, a second axes with the
+        ratios); the legend is below the axes (``fig.legends[0]``).
     """
     xs = _lengths(lengths)
     series = _series("seconds", seconds, len(xs))
     check_number("reference_slope", reference_slope)
-    fig = BookFigure(figsize=(7.0, 5.0), layout="constrained")
-    ax = fig.subplots()
+    if relative_to is not None and relative_to not in series:
+        raise ValueError(
+            f"relative_to must name one of the implementations {list(series)}, got {relative_to!r}"
+        )
+    fig = BookFigure(figsize=(7.2, 4.4 if relative_to else 5.0), layout="constrained")
+    if relative_to is None:
+        ax = fig.subplots()
+    else:
+        ax, ratio_ax = fig.subplots(1, 2)
     ms = {label: [v * 1000 for v in values] for label, values in series.items()}
-    _panel(ax, xs, ms, "forward time (ms, median)", title or "")
+    _panel(ax, xs, ms, "forward time (ms, median)", "" if relative_to else title or "")
     anchor = next(iter(ms.values()))[-1]
     ref = [anchor * (x / xs[-1]) ** reference_slope for x in xs]
     ax.plot(
@@ -166,6 +184,22 @@ def timing_figure(
     )
     low = min(min(v) for v in ms.values())
     ax.set_ylim(bottom=low / 2)
+    if relative_to is not None:
+        base = series[relative_to]
+        for i, values in enumerate(series.values()):
+            ratios = [v / b for v, b in zip(values, base, strict=True)]
+            ratio_ax.plot(xs, ratios, **line_style(i), linewidth=1.6, markersize=5)
+        ratio_ax.set_xscale("log", base=2)
+        ratio_ax.set_xticks(xs, labels=[f"{v:g}" for v in xs], fontsize=9)
+        ratio_ax.minorticks_off()
+        ratio_ax.tick_params(axis="y", labelsize=10)
+        ratio_ax.set_ylim(bottom=0)
+        ratio_ax.grid(True, which="major", alpha=0.3)
+        ratio_ax.set_xlabel("sequence length L", fontsize=10)
+        ratio_ax.set_ylabel(f"time ÷ time of {relative_to}", fontsize=10)
+        ratio_ax.set_title("relative to " + relative_to, fontsize=10)
+        if title:
+            fig.suptitle(title, fontsize=11)
     # Below the axes: measured lines can run anywhere inside them.
-    fig.legend(loc="outside lower center", ncols=2, fontsize=8, frameon=False)
+    fig.legend(loc="outside lower center", ncols=2, fontsize=9, frameon=False)
     return fig

@@ -1,4 +1,4 @@
-"""Figures of training: the loss curve."""
+"""Figures of training: the loss curve, and one trained head's keys in its plane."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import torch
 from matplotlib.figure import Figure
 
 from mha._checks import check_number
-from mha.plotting.core import COLOURS, BookFigure
+from mha.plotting.core import COLOURS, BookFigure, as_matrix
 
 
 def training_curve(losses: Sequence[float], title: str | None = None) -> Figure:
@@ -41,11 +41,130 @@ def training_curve(losses: Sequence[float], title: str | None = None) -> Figure:
         linewidth=2.0,
         label=f"running mean of {window} steps",
     )
-    ax.legend(fontsize=8, frameon=False)
+    ax.legend(fontsize=9, frameon=False)
     ax.set_yscale("log")
     ax.set_xlabel("training step")
     ax.set_ylabel("cross-entropy loss")
     ax.grid(True, which="major", alpha=0.3)
     if title:
         ax.set_title(title, fontsize=11)
+    return fig
+
+
+def key_plane_figure(
+    positions: Sequence[int],
+    keys: torch.Tensor,
+    query: torch.Tensor,
+    scores: torch.Tensor,
+    *,
+    absent: Sequence[int] = (),
+    title: str | None = None,
+) -> Figure:
+    """Where a head with ``d_key = 2`` looks: its keys in the plane, and one query's scores.
+
+    Left, each position's key as a labelled point and the query as an arrow
+    from the origin: the score of a key is the query's length times the
+    key's length along the arrow (divided by √2). Right, the scores as bars,
+    one per position.
+
+    Args:
+        positions: the ``n`` positions the keys belong to (labels).
+        keys: ``(n, 2)``, one key per position.
+        query: ``(2,)``, the query.
+        scores: ``(n,)``, the query's score against each key.
+        absent: positions that no sentence has (such as -1): drawn hollow,
+            their bars hatched.
+        title: a title over the figure.
+    """
+    if isinstance(positions, (str, bytes)) or not isinstance(positions, Sequence):
+        raise TypeError(
+            f"positions must be a sequence of ints, got {type(positions).__name__}"
+        )
+    n = len(positions)
+    keys = as_matrix("keys", keys, 2)
+    query = as_matrix("query", query, 1)
+    scores = as_matrix("scores", scores, 1)
+    if (
+        tuple(keys.shape) != (n, 2)
+        or tuple(query.shape) != (2,)
+        or tuple(scores.shape) != (n,)
+    ):
+        raise ValueError(
+            f"keys, query and scores must have shapes ({n}, 2), (2,) and ({n},) for "
+            f"{n} positions, got {tuple(keys.shape)}, {tuple(query.shape)} and "
+            f"{tuple(scores.shape)}"
+        )
+    missing = [p for p in absent if p not in positions]
+    if missing:
+        raise ValueError(
+            f"absent must list some of the positions {list(positions)}, got {missing}"
+        )
+
+    fig = BookFigure(figsize=(7.2, 3.5), layout="constrained")
+    plane, bars = fig.subplots(1, 2, gridspec_kw={"width_ratios": (1, 1.25)})
+    limit = 1.2 * float(max(keys.abs().max(), query.abs().max()))
+    plane.axhline(0, color="0.85", linewidth=0.8, zorder=0)
+    plane.axvline(0, color="0.85", linewidth=0.8, zorder=0)
+    for p, (x, y) in zip(positions, keys.tolist(), strict=True):
+        hollow = p in absent
+        plane.scatter(
+            [x],
+            [y],
+            s=40,
+            facecolors="white" if hollow else COLOURS[0],
+            edgecolors=COLOURS[1] if hollow else COLOURS[0],
+            linewidths=1.5,
+            zorder=3,
+        )
+        radius = (x * x + y * y) ** 0.5 or 1.0
+        plane.annotate(
+            str(p),
+            (x, y),
+            xytext=(9 * x / radius, 9 * y / radius),
+            textcoords="offset points",
+            ha="center",
+            va="center",
+            fontsize=9,
+            color=COLOURS[1] if hollow else "black",
+        )
+    qx, qy = query.tolist()
+    plane.annotate(
+        "",
+        xy=(qx, qy),
+        xytext=(0, 0),
+        arrowprops={"arrowstyle": "-|>", "color": COLOURS[2], "linewidth": 1.8},
+    )
+    plane.text(
+        qx / 2, qy / 2, " query", color=COLOURS[2], fontsize=9, ha="left", va="top"
+    )
+    plane.set_xlim(-limit, limit)
+    plane.set_ylim(-limit, limit)
+    plane.set_aspect("equal")
+    plane.set_xlabel("key feature 0", fontsize=9)
+    plane.set_ylabel("key feature 1", fontsize=9)
+    plane.tick_params(labelsize=9)
+    plane.set_title("keys of positions, and the query", fontsize=10)
+
+    colours = [COLOURS[1] if p in absent else COLOURS[0] for p in positions]
+    drawn = bars.bar(
+        range(n),
+        scores.tolist(),
+        color=[
+            "white" if p in absent else c
+            for p, c in zip(positions, colours, strict=True)
+        ],
+        edgecolor=colours,
+        linewidth=1.2,
+    )
+    for patch, p in zip(drawn, positions, strict=True):
+        if p in absent:
+            patch.set_hatch("///")
+    bars.axhline(0, color="0.5", linewidth=0.8)
+    bars.set_xticks(range(n), labels=[str(p) for p in positions], fontsize=9)
+    bars.set_xlabel("position of the key", fontsize=9)
+    bars.set_ylabel("score", fontsize=9)
+    bars.tick_params(axis="y", labelsize=9)
+    bars.set_title("the query's score for each key", fontsize=10)
+    if title:
+        fig.suptitle(title, fontsize=11)
     return fig

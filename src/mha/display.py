@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import ipywidgets as widgets
 
-from mha.plotting.core import digest
+from mha.plotting.fingerprint import digest
 
 
 class SourceCode:

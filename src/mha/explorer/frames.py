@@ -17,7 +17,8 @@ from matplotlib.ft2font import FT2Font
 from PIL import Image
 
 from mha.explorer.model import Settings, attention_maps, caption
-from mha.plotting.core import digest, display_attention, label_axes
+from mha.plotting.core import display_attention, label_axes
+from mha.plotting.fingerprint import digest
 
 GRIDS = {1: (1, 1), 2: (1, 2), 4: (2, 2), 8: (2, 4)}  # rows × columns of maps
 FRAME_INCHES = (

@@ -20,7 +20,7 @@ import ipywidgets as widgets
 from mha.example import running_example
 from mha.explorer.frames import frame_html, missing_glyphs
 from mha.explorer.model import MAX_PAD, Settings, sentence_tokens
-from mha.plotting.core import digest
+from mha.plotting.fingerprint import digest
 from mha.text import tokenize
 
 LABEL_WIDTH = "8em"  # room for the longest label, "Padding tokens:"

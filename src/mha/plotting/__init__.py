@@ -6,7 +6,7 @@ other modules hold one topic each. Every figure function is also available
 here, as ``mha.plotting.<name>``.
 """
 
-from mha.plotting.core import CMAP, BookFigure, display_attention, fingerprint, to_png
+from mha.plotting.core import CMAP, BookFigure, display_attention, to_png
 from mha.plotting.costs import cost_counts_figure, timing_figure
 from mha.plotting.embeddings import (
     head_split_figure,
@@ -14,6 +14,7 @@ from mha.plotting.embeddings import (
     positional_encoding_heatmap,
     qkv_heatmaps,
 )
+from mha.plotting.fingerprint import fingerprint
 from mha.plotting.masks import mask_figure, mask_panels
 from mha.plotting.pytorch import weights_panels
 from mha.plotting.scores import (

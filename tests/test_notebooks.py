@@ -7,20 +7,14 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 import setup_cell  # noqa: E402
+from toc import notebooks as chapters  # noqa: E402
 
 sys.path.remove(str(ROOT / "scripts"))
 SETUP_CELL = setup_cell.render()
-
-
-def chapters() -> list[Path]:
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    files = [entry["file"] for part in toc["parts"] for entry in part["chapters"]]
-    return [ROOT / f"{f}.ipynb" for f in files if (ROOT / f"{f}.ipynb").exists()]
 
 
 @pytest.fixture(params=chapters(), ids=lambda p: p.stem)

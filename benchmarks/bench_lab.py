@@ -33,16 +33,17 @@ def latencies(rounds: int = 5) -> dict[str, list[float]]:
         open_notebook(page, base, token, PLAYGROUND.name)
         run_all(page)
         explorer = LiveExplorer(page)
+        # Every step changes the setting (the explorer opens on 4 heads, no
+        # mask, trained weights, the first sentence) and ends where it began.
         steps = [
-            ("heads", lambda: explorer.slide("Heads", "ArrowRight")),
-            ("heads", lambda: explorer.slide("Heads", "ArrowRight")),
-            ("heads", lambda: explorer.slide("Heads", "Home")),
-            ("heads", lambda: explorer.slide("Heads", "ArrowRight")),
-            ("heads", lambda: explorer.slide("Heads", "ArrowRight")),
+            ("heads", lambda: explorer.slide("Heads", "End")),  # 8
+            ("heads", lambda: explorer.slide("Heads", "Home")),  # 1
+            ("heads", lambda: explorer.slide("Heads", "ArrowRight")),  # 2
+            ("heads", lambda: explorer.slide("Heads", "ArrowRight")),  # 4
             ("mask", lambda: explorer.click("Mask", "causal")),
             ("mask", lambda: explorer.click("Mask", "padding")),
-            ("padding", lambda: explorer.slide("Padding tokens", "ArrowRight")),
-            ("padding", lambda: explorer.slide("Padding tokens", "Home")),
+            ("padding", lambda: explorer.slide("Padding tokens", "ArrowRight")),  # 2
+            ("padding", lambda: explorer.slide("Padding tokens", "Home")),  # 1
             ("mask", lambda: explorer.click("Mask", "none")),
             ("weights", lambda: explorer.click("Weights", "random")),
             ("weights", lambda: explorer.click("Weights", "trained")),
@@ -50,7 +51,7 @@ def latencies(rounds: int = 5) -> dict[str, list[float]]:
             ("sentence", lambda: explorer.choose(mha.SENTENCES[2])),
             (
                 "typed text",
-                lambda: explorer.type("the previous word is what this model looks at"),
+                lambda: explorer.type("the previous word is what it looks at"),
             ),
             ("sentence", lambda: explorer.choose(mha.SENTENCES[0])),
         ]

@@ -117,27 +117,27 @@ def jupyterlab(notebooks: list[Path], timeout: float = 60) -> Iterator[tuple[str
 
 
 def open_notebook(page, base: str, token: str, name: str) -> None:
-    """Open notebook ``name`` and wait until its kernel is idle."""
+    """Open notebook ``name`` and wait until its kernel has started and is idle."""
     page.goto(f"{base}/lab/tree/{name}?token={token}")
     page.wait_for_selector(".jp-Notebook", timeout=60_000)
-    page.wait_for_selector(
-        ".jp-Notebook-ExecutionIndicator[data-status='idle'], .jp-Toolbar-kernelStatus",
-        timeout=60_000,
-    )
+    page.get_by_text("| Idle").first.wait_for(timeout=60_000)  # the status bar
 
 
 def run_all(page, timeout_ms: int = 180_000) -> None:
-    """Run every cell (Run → Run All Cells) and wait until every cell has run."""
-    prompts = "[...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')]"
-    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
-    page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
-    # Queued and running cells show [*]; the stored outputs' numbers do not count.
+    """Clear the stored outputs, run every cell (Run → Run All Cells) and wait
+    until every code cell shows the number of its run."""
+    for menu, item in (
+        ("Edit", "Clear Outputs of All Cells"),
+        ("Run", "Run All Cells"),
+    ):
+        page.locator(".lm-MenuBar-itemLabel", has_text=menu).first.click()
+        page.locator(".lm-Menu-itemLabel", has_text=item).first.click()
     page.wait_for_function(
-        f"() => {prompts}.some(p => p.textContent.includes('*'))", timeout=timeout_ms
+        """() => [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')]
+                   .every(p => /\\[\\d+\\]/.test(p.textContent))""",
+        timeout=timeout_ms,
     )
-    page.wait_for_function(
-        f"() => !{prompts}.some(p => p.textContent.includes('*'))", timeout=timeout_ms
-    )
+    page.get_by_text("| Idle").first.wait_for(timeout=timeout_ms)
 
 
 class LiveExplorer:
@@ -146,6 +146,9 @@ class LiveExplorer:
     def __init__(self, page, timeout_ms: int = 30_000):
         self.page = page
         self.timeout_ms = timeout_ms
+        # The explorer's cell in view: JupyterLab may draw an output only there.
+        cell = page.locator(".jp-CodeCell", has_text="attention_explorer(").first
+        cell.scroll_into_view_if_needed()
         self.root = page.locator(
             ".jp-OutputArea-output .widget-vbox:has(figure.mha-frame)"
         ).first

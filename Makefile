@@ -18,7 +18,7 @@ CHROMIUM  ?= /usr/bin/chromium
 HOST      ?= 127.0.0.1
 PORT      ?= 8000
 
-.PHONY: help book site test lint unit nbval browser execute lab serve bench lock weights clean
+.PHONY: help book site test lint unit nbval browser screenshots execute lab serve bench lock weights clean
 
 help:
 	@echo "make book    execute the chapters and build the site into _build/html (strict)"
@@ -27,6 +27,7 @@ help:
 	@echo "make lab     JupyterLab on the chapters"
 	@echo "make serve   serve _build/html on http://$(HOST):$(PORT)/"
 	@echo "make bench   run the benchmarks, write benchmarks/RESULTS.md"
+	@echo "make screenshots  every page at 390/1280 px, light and dark, into _build/screenshots/all"
 	@echo "make lock    re-pin every transitive dependency into constraints.txt"
 
 $(STAMP): requirements.txt constraints.txt pyproject.toml
@@ -48,7 +49,7 @@ cache-check:
 # book's CSS, the vendored assets, the configuration or the package's
 # docstrings (the API page) would never reach an existing site: rebuild every
 # page when one of them is newer than the site.
-REBUILD_ALL = $(if $(shell find assets vendor/static _config.yml _toc.yml src/mha \
+REBUILD_ALL = $(if $(shell find assets vendor/static _ext _config.yml _toc.yml src/mha \
   -newer _build/html/searchindex.js 2>/dev/null | head -n 1),--all)
 
 book: $(STAMP) cache-check
@@ -56,7 +57,7 @@ book: $(STAMP) cache-check
 	$(STATIC) $(BIN)/jupyter-book build . --config _build/_config.book.yml -W -n --keep-going $(REBUILD_ALL)
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks book scripts
+	$(BIN)/ruff check src tests benchmarks book scripts _ext
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest -q -p no:nbval -p no:cacheprovider -n 2 -m "not browser"
@@ -84,6 +85,11 @@ execute: $(STAMP)
 browser: $(STAMP)
 	@test -x $(CHROMIUM) || { echo "$(CHROMIUM) not found: install Debian's chromium (apt-get install chromium), or set CHROMIUM=/path/to/chromium"; exit 1; }
 	CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest -q -p no:cacheprovider -n 2 -m browser
+
+# Every page at phone and desktop width, light and dark, into
+# _build/screenshots/all/ for a person to look at (not part of `make test`).
+screenshots: $(STAMP)
+	CHROMIUM=$(CHROMIUM) $(BIN)/python benchmarks/screenshots.py
 
 # Cheapest first, so a mistake fails fast.
 test: lint unit nbval site browser

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 
 from conftest import CHROMIUM, CHROMIUM_ARGS, toc_pages  # noqa: E402
-from test_pages import WIDGET_VIEW, wait_for_math, wait_for_widgets  # noqa: E402
+from test_pages import settle  # noqa: E402
 
 STEPS = ("load", "widgets and math", "screenshot", "axe-core")
 
@@ -44,9 +44,7 @@ def page_steps(site: Path) -> dict[str, dict[str, float]]:
             marks = [time.perf_counter()]
             page.goto(url + path, wait_until="networkidle")
             marks.append(time.perf_counter())
-            if page.locator(WIDGET_VIEW).count():
-                wait_for_widgets(page)
-            wait_for_math(page)
+            settle(page)
             marks.append(time.perf_counter())
             page.screenshot(path=f"{tmp}/page.jpg", full_page=True, type="jpeg", quality=80)
             marks.append(time.perf_counter())

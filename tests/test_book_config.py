@@ -25,7 +25,11 @@ def test_stored_outputs_switch_execution_off(tmp_path):
     assert original["execute"]["raise_on_error"] is True
     derived = derive(tmp_path, "--stored-outputs", url="https://github.com/a/b")
     assert derived["execute"]["execute_notebooks"] == "off"
-    # Everything else is carried over unchanged.
+    # Everything else is carried over unchanged, but for the folders of local
+    # extensions, made absolute (the copy is read from another folder).
+    local = derived["sphinx"].pop("local_extensions", {})
+    assert local.keys() == original["sphinx"].pop("local_extensions", {}).keys()
+    assert all(Path(folder).is_absolute() and Path(folder).is_dir() for folder in local.values())
     assert derived["sphinx"] == original["sphinx"]
     assert derive(tmp_path, url="https://github.com/a/b")["execute"] == original["execute"]
 

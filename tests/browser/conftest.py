@@ -18,7 +18,6 @@ ROOT = Path(__file__).resolve().parents[2]
 # Overridable so a partial build (another toc, another output folder) can be checked too.
 SITE = Path(os.environ.get("BOOK_SITE", ROOT / "_build" / "html"))
 TOC = Path(os.environ.get("BOOK_TOC", ROOT / "_toc.yml"))
-SCREENSHOTS = SITE.parent / "screenshots"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",  # CI runs as root
@@ -164,13 +163,6 @@ def pytest_generate_tests(metafunc):
         metafunc.parametrize("page_path", toc_pages())
     if "explorer_page_path" in metafunc.fixturenames:
         metafunc.parametrize("explorer_page_path", explorer_pages())
-
-
-@pytest.fixture
-def screenshot_path():
-    """screenshot_path(page_path) -> where that page's screenshot is saved for review."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    return lambda page_path: SCREENSHOTS / page_path.replace("/", "_").replace(".html", ".jpg")
 
 
 @pytest.fixture

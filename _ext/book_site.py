@@ -1,0 +1,223 @@
+"""Site-level tweaks of the book's HTML pages: text first, widgets later.
+
+A Sphinx extension (listed under ``sphinx.local_extensions`` in _config.yml).
+On every HTML page it
+
+- adds ``<meta name="description">``, taken from the page's first paragraph;
+- loads every script with ``defer`` (in document order, after the page has
+  been parsed) instead of blocking the first paint, except
+  ``documentation_options.js``, which the inline lines after it extend;
+- moves the embedded widget state (the precomputed frames, often most of the
+  page's bytes) from ``<head>`` to the end of the page, so text and figures
+  arrive first;
+- puts a static preview before each widget: the widget as it first looks
+  (labels, the chosen value of each control, the first frame), built from
+  the embedded state. The widget manager, a 3.5 MB script, is only loaded
+  when the reader first scrolls, touches, clicks or types
+  (``widgets/widgets-setup.js``); the live widget then takes the preview's
+  place.
+
+The template ``templates/layout.html`` keeps Sphinx's search scripts and the
+search index off every page but the search page, where they are used.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+
+from docutils import nodes
+
+STATE_TYPE = "application/vnd.jupyter.widget-state+json"
+VIEW_SCRIPT = re.compile(
+    r'<script type="application/vnd\.jupyter\.widget-view\+json">(.*?)</script>', re.S)
+# Scripts that must run before the inline lines that follow them in <head>.
+KEEP_BLOCKING = ("_static/documentation_options.js",)
+DESCRIPTION_LENGTH = 155  # what search engines show of a description
+# Where a paragraph is not the page's own introduction.
+NOT_INTRO = (nodes.Admonition, nodes.sidebar, nodes.topic, nodes.table, nodes.footnote,
+             nodes.citation, nodes.field_list, nodes.system_message)
+
+
+def setup(app):
+    app.connect("config-inited", _add_templates)
+    app.connect("html-page-context", _on_page, priority=900)  # after myst-nb adds its scripts
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
+
+
+def _add_templates(app, config) -> None:
+    config.templates_path.insert(0, str(Path(__file__).parent / "templates"))
+
+
+def _on_page(app, pagename, templatename, context, doctree) -> None:
+    description = page_description(doctree) or _root_description(app)
+    if description:
+        context["metatags"] = (context.get("metatags") or "") + (
+            f'\n    <meta name="description" content="{html.escape(description)}" />')
+    scripts = context.get("script_files")
+    if not isinstance(scripts, list):
+        return
+    state = next((js for js in scripts if js.attributes.get("type") == STATE_TYPE), None)
+    if pagename != "search":  # there, the search scripts of the template need them at once
+        scripts[:] = [_deferred(js) for js in scripts]
+    if state is not None and "body" in context:
+        scripts.remove(state)
+        body = state.attributes["body"]
+        context["body"] = add_previews(context["body"], json.loads(body)["state"])
+        context["body"] += f'\n<script type="{STATE_TYPE}">{body}</script>\n'
+
+
+def _deferred(js):
+    """The same script, loaded with ``defer`` (inline scripts and JSON stay as they are)."""
+    attributes = dict(js.attributes)
+    if (not js.filename or str(js.filename) in KEEP_BLOCKING
+            or "async" in attributes or "defer" in attributes):
+        return js
+    attributes["defer"] = "defer"
+    return type(js)(js.filename, priority=js.priority, **attributes)
+
+
+# -- page description ---------------------------------------------------------
+
+def page_description(doctree) -> str:
+    """The page's first paragraph of prose as one line, cut at a word near
+    DESCRIPTION_LENGTH characters."""
+    if doctree is None:
+        return ""
+    for paragraph in doctree.findall(nodes.paragraph):
+        if _inside(paragraph, NOT_INTRO) or _in_cell_output(paragraph):
+            continue
+        text = " ".join(paragraph.astext().split())
+        if len(text) >= 40:  # skip one-word lines such as a lone link or label
+            return shorten(text)
+    return ""
+
+
+def shorten(text: str, limit: int = DESCRIPTION_LENGTH) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:—–- ")
+    return cut + "…"
+
+
+def _inside(node, kinds) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if isinstance(parent, kinds):
+            return True
+        parent = parent.parent
+    return False
+
+
+def _in_cell_output(node) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if "cell_output" in parent.get("classes", []):
+            return True
+        parent = parent.parent
+    return False
+
+
+def _root_description(app) -> str:
+    """For pages without a text of their own (index, search): the book's
+    description, from the first paragraph of its root page."""
+    try:
+        return page_description(app.env.get_doctree(app.config.root_doc))
+    except Exception:  # the root page is always read, but never fail a page on it
+        return ""
+
+
+# -- widget previews ----------------------------------------------------------
+
+def add_previews(body: str, state: dict) -> str:
+    """Put a static preview before each widget view of ``body``."""
+
+    def replace(match: re.Match) -> str:
+        try:
+            model_id = json.loads(match.group(1))["model_id"]
+            preview = WidgetPreview(state).render(model_id)
+        except (KeyError, ValueError, TypeError):
+            preview = None
+        if not preview:
+            return match.group(0)
+        return f'<div class="widget-preview">{preview}</div>{match.group(0)}'
+
+    return VIEW_SCRIPT.sub(replace, body)
+
+
+class WidgetPreview:
+    """HTML that looks like a widget before the widget manager has drawn it:
+    boxes, the selected child of each stack, HTML as it is, and each control
+    as a picture of itself (its label and chosen value; not focusable, hidden
+    from screen readers, which get the figure and its caption). Returns None
+    for any model it does not know, so that widget simply has no preview."""
+
+    BOXES = {"VBoxModel": "wp-vbox", "BoxModel": "wp-vbox", "HBoxModel": "wp-hbox"}
+    HTML = {"HTMLModel", "HTMLMathModel"}
+    SLIDERS = {"SelectionSliderModel", "IntSliderModel", "FloatSliderModel"}
+
+    def __init__(self, state: dict):
+        self.state = state
+
+    def model(self, ref: str) -> dict:
+        return self.state[ref.removeprefix("IPY_MODEL_")]
+
+    def render(self, model_id: str) -> str | None:
+        model = self.state[model_id]
+        name, s = model["model_name"], model["state"]
+        layout = self.model(s["layout"])["state"] if s.get("layout") else {}
+        if layout.get("display") == "none" or layout.get("visibility") == "hidden":
+            return ""
+        if name in self.BOXES:
+            children = [self.render(ref.removeprefix("IPY_MODEL_")) for ref in s["children"]]
+            if any(child is None for child in children):
+                return None
+            return f'<div class="{self.BOXES[name]}">{"".join(children)}</div>'
+        if name == "StackModel":
+            index = s.get("selected_index")
+            if index is None:
+                return ""
+            return self.render(s["children"][index].removeprefix("IPY_MODEL_"))
+        if name in self.HTML:
+            return f'<div class="wp-html">{s.get("value", "")}</div>'
+        if name == "LabelModel":
+            return f'<div class="wp-html">{html.escape(s.get("value", ""))}</div>'
+        label = html.escape(s.get("description", ""))
+        label = f'<span class="wp-label">{label}</span>' if label else ""
+        if name == "DropdownModel":
+            value = self._chosen(s)
+            return (f'<div class="wp-row wp-dropdown" aria-hidden="true">{label}'
+                    f'<span class="wp-select">{value}</span></div>')
+        if name == "ToggleButtonsModel":
+            buttons = "".join(
+                f'<span class="wp-button{" wp-active" if i == s.get("index") else ""}">'
+                f"{html.escape(option)}</span>"
+                for i, option in enumerate(s.get("_options_labels", [])))
+            return (f'<div class="wp-row wp-toggle" aria-hidden="true">{label}'
+                    f'<span class="wp-buttons">{buttons}</span></div>')
+        if name in self.SLIDERS:
+            position, readout = self._slider(name, s)
+            return (f'<div class="wp-row wp-slider" aria-hidden="true">{label}'
+                    f'<span class="wp-track"><span class="wp-handle" '
+                    f'style="left:{position:.1f}%"></span></span>'
+                    f'<span class="wp-readout">{readout}</span></div>')
+        return None
+
+    @staticmethod
+    def _chosen(s: dict) -> str:
+        options, index = s.get("_options_labels", []), s.get("index")
+        return html.escape(options[index]) if index is not None and options else ""
+
+    @staticmethod
+    def _slider(name: str, s: dict) -> tuple[float, str]:
+        """(handle position in %, readout text)."""
+        if name == "SelectionSliderModel":
+            options = s.get("_options_labels", [])
+            index = s.get("index") or 0
+            span = max(len(options) - 1, 1)
+            return 100 * index / span, html.escape(options[index]) if options else ""
+        low, high, value = s.get("min", 0), s.get("max", 100), s.get("value", 0)
+        span = (high - low) or 1
+        return 100 * (value - low) / span, html.escape(str(value))

@@ -1,0 +1,187 @@
+"""How widgets arrive and look: a static preview first, the widget manager only
+once the reader moves; one label column, toggle buttons that say which one is
+chosen, and the page's own colours in light and dark mode."""
+
+from __future__ import annotations
+
+import pytest
+from test_pages import PHONE, WIDGET_VIEW, wait_for_widgets
+
+pytestmark = pytest.mark.browser
+
+PLAYGROUND = "book/09_playground.html"  # every kind of control the book uses
+MANAGER = ("widgets/require.js", "widgets/embed-amd.js")
+
+# Colours as the browser computes them, and the WCAG contrast between them.
+COLOUR_JS = """
+const rgb = s => (s.match(/[\\d.]+/g) || []).map(Number);
+const luminance = ([r, g, b]) => {
+    const f = c => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+};
+const background = el => {
+    for (let a = el; a; a = a.parentElement) {
+        const c = rgb(getComputedStyle(a).backgroundColor);
+        if (c.length === 3 || c[3] > 0) return c.slice(0, 3);
+    }
+    return [255, 255, 255];
+};
+const contrast = el => {
+    const [x, y] = [luminance(rgb(getComputedStyle(el).color)), luminance(background(el))];
+    return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05);
+};
+"""
+
+# The rows of controls of the first explorer (live, or its preview), each as
+# {label, labelLeft, labelRight, control (left edge of its margin box),
+#  buttons: [{text, pressed, active, left, right}]}, and the box's own edges.
+ROWS_JS = """(preview) => {
+    const root = preview ? document.querySelector('.widget-preview')
+                         : document.querySelector('.widget-subarea');
+    const box = root.getBoundingClientRect();
+    const rows = [...root.querySelectorAll(preview ? '.wp-row'
+        : '.widget-inline-hbox:not(.widget-html), .widget-toggle-buttons')];
+    return {left: box.left, right: box.right, height: box.height, rows: rows
+        .filter(row => row.offsetParent !== null)
+        .map(row => {
+            const label = row.querySelector(preview ? '.wp-label' : '.widget-label');
+            const control = label.nextElementSibling;
+            const l = label.getBoundingClientRect();
+            const c = control.getBoundingClientRect();
+            const buttons = [...row.querySelectorAll(preview ? '.wp-button' : 'button')];
+            return {
+                label: label.textContent.trim(), labelLeft: l.left, labelRight: l.right,
+                control: c.left - parseFloat(getComputedStyle(control).marginLeft),
+                buttons: buttons.map(b => ({
+                    text: b.textContent.trim(),
+                    pressed: b.getAttribute('aria-pressed'),
+                    active: b.classList.contains('mod-active') || b.classList.contains('wp-active'),
+                    left: b.getBoundingClientRect().left, right: b.getBoundingClientRect().right,
+                })),
+            };
+        })};
+}"""
+
+
+def first_frame(page, preview: bool) -> dict:
+    scope = ".widget-preview" if preview else ".widget-subarea"
+    return page.evaluate(
+        """(scope) => { const f = document.querySelector(scope + ' figure');
+                        return {src: f.querySelector('img').getAttribute('src'),
+                                caption: f.querySelector('figcaption').textContent}; }""",
+        scope)
+
+
+def test_widget_manager_waits_for_the_reader(open_page):
+    """Loading a page fetches no widget manager; the preview shows the
+    controls and the first frame; the reader's first scroll brings the live
+    widgets, which then replace the previews."""
+    page, log = open_page("book/08_masks.html")
+    requested = []
+    page.on("request", lambda request: requested.append(request.url))
+    page.wait_for_timeout(500)
+    assert page.locator(WIDGET_VIEW).count() >= 1
+    assert page.locator(".widget-preview").count() == page.locator(WIDGET_VIEW).count()
+    assert page.locator(".widget-subarea").count() == 0
+    assert not any(name in url for url in requested for name in MANAGER)
+    assert page.evaluate("document.querySelector('.widget-preview img').naturalWidth") > 0
+    page.mouse.wheel(0, 300)
+    wait_for_widgets(page)
+    assert all(any(name in url for url in requested) for name in MANAGER)
+    assert log.problems() == [], "\n".join(log.problems())
+
+
+@pytest.mark.parametrize("width", [1280, PHONE])
+def test_preview_is_the_widget_as_it_first_looks(open_page, explorer_page_path, width):
+    """The preview has the widget's labels, chosen values and first frame, its
+    controls in the same places, and about its height, so nothing jumps when
+    the live widget takes its place."""
+    page, _ = open_page(explorer_page_path, width=width)
+    before, frame = page.evaluate(ROWS_JS, True), first_frame(page, True)
+    page.mouse.move(5, 5)
+    wait_for_widgets(page)
+    after, live_frame = page.evaluate(ROWS_JS, False), first_frame(page, False)
+    assert frame == live_frame
+    assert [r["label"] for r in before["rows"]] == [r["label"] for r in after["rows"]]
+    assert [[b["text"] for b in r["buttons"] if b["active"]] for r in before["rows"]] == \
+        [[b["text"] for b in r["buttons"] if b["active"]] for r in after["rows"]]
+    for old, new in zip(before["rows"], after["rows"], strict=True):
+        assert abs(old["control"] - new["control"]) <= 1, (old["label"], old, new)
+    assert abs(before["height"] - after["height"]) <= 12, (before["height"], after["height"])
+
+
+@pytest.mark.parametrize("width", [1280, PHONE])
+def test_labels_and_controls_line_up(open_page, width):
+    """Every label of an explorer sits in one column, every control starts at
+    the same x, and toggle buttons wrap inside the control column, never
+    under the labels nor past the widget's right edge."""
+    page, _ = open_page(PLAYGROUND, width=width)
+    page.mouse.move(5, 5)
+    wait_for_widgets(page)
+    widget = page.evaluate(ROWS_JS, False)
+    rows = widget["rows"]
+    assert len(rows) >= 4 and any(r["buttons"] for r in rows)
+    assert max(r["labelLeft"] for r in rows) - min(r["labelLeft"] for r in rows) <= 1
+    assert max(r["labelRight"] for r in rows) - min(r["labelRight"] for r in rows) <= 1
+    starts = [r["control"] for r in rows]
+    assert max(starts) - min(starts) <= 1, {r["label"]: r["control"] for r in rows}
+    for row in rows:
+        for button in row["buttons"]:
+            assert button["left"] >= row["control"] - 1, (row["label"], button)
+            assert button["right"] <= widget["right"] + 1, (row["label"], button)
+
+
+def test_toggle_buttons_say_which_is_chosen(open_page):
+    """Each row of toggle buttons is a group named after its label; the chosen
+    button is pressed (aria-pressed) and drawn filled, readable, and unlike
+    the others; choosing another moves all of that."""
+    page, log = open_page(PLAYGROUND)
+    page.mouse.move(5, 5)
+    wait_for_widgets(page)
+    group = page.get_by_role("group", name="Mask")
+    assert group.count() == 1
+    buttons = group.get_by_role("button")
+    assert [b.get_attribute("aria-pressed") for b in buttons.all()] == ["true", "false", "false"]
+    group.get_by_role("button", name="causal").click()
+    page.wait_for_function(
+        """() => document.querySelector('[role=group][aria-label=Mask] button:nth-child(2)')
+                 .getAttribute('aria-pressed') === 'true'""", timeout=5_000)
+    assert [b.get_attribute("aria-pressed") for b in buttons.all()] == ["false", "true", "false"]
+    looks = page.evaluate(
+        COLOUR_JS + """
+        [...document.querySelectorAll('[role=group][aria-label=Mask] button')].map(b => ({
+            background: getComputedStyle(b).backgroundColor, contrast: contrast(b)}))""")
+    assert looks[1]["background"] != looks[0]["background"] == looks[2]["background"]
+    assert all(look["contrast"] >= 4.5 for look in looks), looks
+    assert log.problems() == [], "\n".join(log.problems())
+
+
+@pytest.mark.parametrize("live", [False, True], ids=["preview", "live"])
+def test_widgets_sit_on_the_dark_page(browser, site_url, live):
+    """In dark mode a widget (and its preview) has no light panel of its own:
+    its labels and caption stand on the page's dark background, readable."""
+    context = browser.new_context(color_scheme="dark", viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(site_url + PLAYGROUND, wait_until="networkidle")
+        if live:
+            page.mouse.move(5, 5)
+            wait_for_widgets(page)
+        scope = ".widget-subarea" if live else ".widget-preview"
+        found = page.evaluate(COLOUR_JS + """
+            ((scope) => {
+                const root = document.querySelector(scope);
+                const texts = [...root.querySelectorAll(
+                    '.widget-label, .wp-label, figcaption, .widget-readout, .wp-readout')]
+                    .filter(el => el.offsetParent !== null && el.textContent.trim());
+                return {panel: luminance(background(root)),
+                        page: luminance(background(document.body)),
+                        contrasts: texts.map(el => [el.textContent.trim(), contrast(el)])};
+            })""" + f"({scope!r})")
+    finally:
+        context.close()
+    assert found["page"] < 0.05
+    assert found["panel"] == found["page"]
+    assert len(found["contrasts"]) >= 4
+    low = [(text, round(ratio, 2)) for text, ratio in found["contrasts"] if ratio < 4.5]
+    assert low == []

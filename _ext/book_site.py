@@ -7,15 +7,17 @@ On every HTML page it
 - loads every script with ``defer`` (in document order, after the page has
   been parsed) instead of blocking the first paint, except
   ``documentation_options.js``, which the inline lines after it extend;
-- moves the embedded widget state (the precomputed frames, often most of the
-  page's bytes) from ``<head>`` to the end of the page, so text and figures
-  arrive first;
 - puts a static preview before each widget: the widget as it first looks
   (labels, the chosen value of each control, the first frame), built from
-  the embedded state. The widget manager, a 3.5 MB script, is only loaded
-  when the reader first scrolls, touches, clicks or types
-  (``widgets/widgets-setup.js``); the live widget then takes the preview's
-  place.
+  the page's widget state;
+- moves that widget state (the precomputed frames, often most of the page's
+  bytes: 1.4 MB on the playground) out of the page into a script of its own,
+  ``_static/widget-state/<page>.js``, named in the ``data-widget-state``
+  attribute of the widget loader (``widgets/widgets-setup.js``). The loader
+  fetches it, with the widget manager (a 3.5 MB script), only when the
+  reader first scrolls, touches, clicks or types; the live widgets then take
+  the previews' places. (A script rather than JSON: it loads from
+  ``file://`` too.)
 
 The template ``templates/layout.html`` keeps Sphinx's search scripts and the
 search index off every page but the search page, where they are used.
@@ -23,6 +25,7 @@ search index off every page but the search page, where they are used.
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 import re
@@ -43,12 +46,25 @@ NOT_INTRO = (nodes.Admonition, nodes.sidebar, nodes.topic, nodes.table, nodes.fo
 
 def setup(app):
     app.connect("config-inited", _add_templates)
+    app.connect("builder-inited", _add_template_filters)
     app.connect("html-page-context", _on_page, priority=900)  # after myst-nb adds its scripts
     return {"parallel_read_safe": True, "parallel_write_safe": True}
 
 
 def _add_templates(app, config) -> None:
     config.templates_path.insert(0, str(Path(__file__).parent / "templates"))
+
+
+def _add_template_filters(app) -> None:
+    templates = getattr(app.builder, "templates", None)
+    if templates is not None and hasattr(templates, "environment"):
+        templates.environment.filters["without_script"] = without_script
+
+
+def without_script(html_text: str, path: str) -> str:
+    """``html_text`` without the ``<script>`` tag that loads ``path``."""
+    pattern = r'\s*<script\b[^>]*\bsrc="[^"]*' + re.escape(path) + r'[^"]*"[^>]*>\s*</script>'
+    return re.sub(pattern, "", str(html_text))
 
 
 def _on_page(app, pagename, templatename, context, doctree) -> None:
@@ -66,7 +82,38 @@ def _on_page(app, pagename, templatename, context, doctree) -> None:
         scripts.remove(state)
         body = state.attributes["body"]
         context["body"] = add_previews(context["body"], json.loads(body)["state"])
-        context["body"] += f'\n<script type="{STATE_TYPE}">{body}</script>\n'
+        path, version = write_state(app.outdir, pagename, body)
+        url = f'{context["pathto"](path, 1)}?v={version}'
+        loaders = set(app.config.nb_ipywidgets_js)
+        scripts[:] = [_with(js, {"data-widget-state": url})
+                      if str(js.filename).removeprefix("_static/") in loaders else js
+                      for js in scripts]
+
+
+STATE_SCRIPT = """// The widget state of one page of the book, loaded by widgets-setup.js when
+// the reader first moves. It puts the state where the widget manager reads it.
+(function (state) {
+  var tag = document.createElement("script");
+  tag.type = "%s";
+  tag.textContent = JSON.stringify(state);
+  document.body.appendChild(tag);
+})(%s);
+"""
+
+
+def write_state(outdir, pagename: str, state_json: str) -> tuple[str, str]:
+    """Write a page's widget state as a script: (its path in the site, a
+    version that changes when the state does)."""
+    path = f"_static/widget-state/{pagename.replace('/', '-')}.js"
+    target = Path(outdir) / path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    text = STATE_SCRIPT % (STATE_TYPE, state_json)
+    target.write_text(text, encoding="utf-8")
+    return path, hashlib.sha256(text.encode()).hexdigest()[:10]
+
+
+def _with(js, extra: dict):
+    return type(js)(js.filename, priority=js.priority, **{**js.attributes, **extra})
 
 
 def _deferred(js):

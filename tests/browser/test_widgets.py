@@ -10,7 +10,8 @@ from test_pages import PHONE, WIDGET_VIEW, wait_for_widgets
 pytestmark = pytest.mark.browser
 
 PLAYGROUND = "book/09_playground.html"  # every kind of control the book uses
-MANAGER = ("widgets/require.js", "widgets/embed-amd.js")
+# The widget manager and the page's widget state (its precomputed frames).
+MANAGER = ("widgets/require.js", "widgets/embed-amd.js", "widget-state/")
 
 # Colours as the browser computes them, and the WCAG contrast between them.
 COLOUR_JS = """
@@ -185,3 +186,20 @@ def test_widgets_sit_on_the_dark_page(browser, site_url, live):
     assert len(found["contrasts"]) >= 4
     low = [(text, round(ratio, 2)) for text, ratio in found["contrasts"] if ratio < 4.5]
     assert low == []
+
+
+def test_widgets_work_from_the_file_system(browser, site_dir):
+    """Opened as a file (file://, no server), the preview is replaced by the
+    live widget as well: everything loads with plain script tags."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        errors = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto((site_dir / PLAYGROUND).resolve().as_uri(), wait_until="load")
+        page.mouse.move(5, 5)
+        wait_for_widgets(page)
+        assert page.locator(".widget-subarea figure img").first.evaluate("i => i.naturalWidth") > 0
+    finally:
+        context.close()
+    assert errors == []

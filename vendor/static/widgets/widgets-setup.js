@@ -1,17 +1,21 @@
 // Part of the book, not vendored. The one widget script a page with widgets
-// loads (deferred, so text and figures paint first). It loads the widget
-// manager itself, in the order that manager needs: require.js, then the
-// settings below, then the bundle (embed-amd.js), which draws every widget.
+// loads (deferred, so text and figures paint first). It loads the rest
+// itself, in the order the widget manager needs: the page's widget state
+// (the script named in this tag's data-widget-state, written by the book's
+// Sphinx extension, _ext/book_site.py), require.js, the settings below, then
+// the bundle (embed-amd.js), which draws every widget.
 //
-// The bundle is 3.5 MB of JavaScript and keeps a phone busy for seconds, so it
-// is loaded when the reader first scrolls, touches, clicks or presses a key,
-// not with the page. Until then each widget shows its preview (written by the
-// book's Sphinx extension, _ext/book_site.py): the controls and the first
-// frame as they will look. When a widget has been drawn, its preview goes.
+// The bundle is 3.5 MB of JavaScript and keeps a phone busy for seconds, and
+// the state of a page can be more than a megabyte of precomputed frames, so
+// both are loaded when the reader first scrolls, touches, clicks or presses a
+// key, not with the page. Until then each widget shows its preview (also
+// written by the extension): the controls and the first frame as they will
+// look. When a widget has been drawn, its preview goes.
 (function () {
   "use strict";
   var script = document.currentScript;
   var here = script.src.replace(/[^/?]*(\?.*)?$/, "");
+  var state = script.getAttribute("data-widget-state");
   var root = document.documentElement;
 
   // 1. Load on the reader's first sign of life.
@@ -43,6 +47,15 @@
       window.removeEventListener(name, start, true);
     });
     root.classList.add("widgets-loading");
+    // Fetch the bundle meanwhile; it may only run once require.js is set up.
+    var early = document.createElement("link");
+    early.rel = "preload";
+    early.as = "script";
+    early.href = here + "embed-amd.js";
+    document.head.appendChild(early);
+    if (state) {
+      load(state);  // runs before require.js: scripts added this way run in order
+    }
     load(here + "require.js", function () {
       configure();
       load(here + "embed-amd.js");

@@ -13,6 +13,9 @@ On every HTML page it
 - on pages with formulas, asks for MathJax and its three most used fonts
   at once (``<link rel="preload">``): MathJax stays deferred, but the
   formulas are typeset, and the lines around them settle, seconds earlier;
+- lets long inline code (``torch.nn.functional.scaled_dot_product_attention``)
+  break after its dots, underscores and commas (``<wbr>``) rather than
+  anywhere, when it has to break to fit a phone;
 - gives every image of a page its size (``width``/``height``, so the text
   around it never moves when it arrives) and ``loading="lazy"`` (images far
   below the screen are fetched when the reader scrolls towards them);
@@ -79,7 +82,7 @@ def _on_page(app, pagename, templatename, context, doctree) -> None:
         context["metatags"] = (context.get("metatags") or "") + (
             f'\n    <meta name="description" content="{html.escape(description)}" />')
     if "body" in context:
-        context["body"] = size_images(context["body"], _image_sources(app))
+        context["body"] = break_points(size_images(context["body"], _image_sources(app)))
     scripts = context.get("script_files")
     if not isinstance(scripts, list):
         return
@@ -151,6 +154,19 @@ def _deferred(js):
         return js
     attributes["defer"] = "defer"
     return type(js)(js.filename, priority=js.priority, **attributes)
+
+
+# -- long inline code ---------------------------------------------------------
+
+INLINE_CODE = re.compile(r'<span class="pre">([^<]{16,})</span>')
+
+
+def break_points(body: str) -> str:
+    """Allow a line break after each dot, underscore, comma and opening
+    bracket of long inline code (Sphinx puts its text in <span class="pre">)."""
+    return INLINE_CODE.sub(
+        lambda m: '<span class="pre">' + re.sub(r"([._,(/]+)(?=\w)", r"\1<wbr>", m.group(1))
+        + "</span>", body)
 
 
 # -- images -------------------------------------------------------------------

@@ -2,6 +2,7 @@
 GitHub Pages serves it.
 
     python benchmarks/bench_lighthouse.py [PAGE ...] [--desktop]
+    python benchmarks/bench_lighthouse.py --activation   # cost of the first scroll
 
 The site is served by a small local server that gzips text (HTML, scripts,
 styles, JSON, SVG, fonts other than WOFF2) when the browser asks for it, like
@@ -32,6 +33,7 @@ from conftest import CHROMIUM, CHROMIUM_ARGS, toc_pages  # noqa: E402
 
 LIGHTHOUSE = os.environ.get("LIGHTHOUSE", "lighthouse@12")
 RUNS = int(os.environ.get("LIGHTHOUSE_RUNS", "3"))
+DESKTOP_RUNS = int(os.environ.get("LIGHTHOUSE_DESKTOP_RUNS", "1"))
 CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
 METRICS = {  # audit id -> short name
     "first-contentful-paint": "FCP",
@@ -145,10 +147,76 @@ def table(results: dict[str, dict]) -> str:
     return "\n".join(rows)
 
 
+# What the reader's first scroll costs on a widget page: the widget manager,
+# the page's widget state and drawing every widget, on a phone-like browser
+# (Chromium's own throttling: 4x slower CPU, 150 ms round trip, 1.6 Mbit/s).
+ACTIVATION_JS = """async () => {
+    const start = performance.now();
+    let blocking = 0;
+    new PerformanceObserver(list => list.getEntries().forEach(
+        e => { blocking += Math.max(0, e.duration - 50); })).observe({type: 'longtask'});
+    window.scrollBy(0, 200);
+    await new Promise(resolve => {
+        const done = () => document.querySelector('.widget-subarea > *')
+                           && !document.querySelector('.widget-preview');
+        const poll = () => done() ? resolve() : setTimeout(poll, 50);
+        poll();
+    });
+    await new Promise(resolve => setTimeout(resolve, 300));  // let the last tasks end
+    const bytes = performance.getEntriesByType('resource')
+        .filter(r => r.startTime >= start).reduce((n, r) => n + r.transferSize, 0);
+    return {seconds: (performance.now() - start) / 1000, blocking, bytes};
+}"""
+
+
+def activation(site: Path) -> dict[str, dict]:
+    """{widget page: {seconds, blocking (ms), bytes}} for the first scroll."""
+    from playwright.sync_api import sync_playwright
+
+    pages = [p for p in toc_pages()
+             if "widget-preview" in (site / p).read_text(errors="replace")]
+    server, url = serve(site)
+    results = {}
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            for path in pages:
+                context = browser.new_context(viewport={"width": 412, "height": 823})
+                page = context.new_page()
+                cdp = context.new_cdp_session(page)
+                cdp.send("Network.enable")
+                cdp.send("Network.emulateNetworkConditions", {
+                    "offline": False, "latency": 150, "downloadThroughput": 1.6e6 / 8,
+                    "uploadThroughput": 750e3 / 8})
+                cdp.send("Emulation.setCPUThrottlingRate", {"rate": 4})
+                page.goto(url + path, wait_until="networkidle", timeout=120_000)
+                results[path] = page.evaluate(ACTIVATION_JS)
+                context.close()
+            browser.close()
+    finally:
+        server.shutdown()
+    return results
+
+
+def activation_table(site: Path) -> str:
+    rows = ["Making the widgets live on the reader's first scroll (Chromium's own "
+            "throttling: 4x slower CPU, 150 ms round trip, 1.6 Mbit/s; 412 px wide):\n",
+            "| page | fetched | until every widget is live | main thread blocked |",
+            "|---|---:|---:|---:|"]
+    for page, r in activation(site).items():
+        rows.append(f"| {page} | {r['bytes'] / 1e6:.2f} MB | {r['seconds']:.1f} s "
+                    f"| {r['blocking']:.0f} ms |")
+    return "\n".join(rows)
+
+
 def main(args: list[str]) -> None:
+    site = Path(os.environ.get("BOOK_SITE", ROOT / "_build" / "html"))
+    if "--activation" in args:
+        print(activation_table(site))
+        return
     desktop = "--desktop" in args
     pages = [a for a in args if not a.startswith("--")] or toc_pages()
-    results = measure(ROOT / "_build" / "html", pages, desktop)
+    results = measure(site, pages, desktop, DESKTOP_RUNS if desktop else RUNS)
     print(table(results))
     for page, r in results.items():
         if r["failed audits"]:

@@ -1,7 +1,9 @@
 """Run every benchmark, print one markdown report and write benchmarks/RESULTS.md.
 
-    make bench          # everything (takes several minutes: it runs `make test`)
-    python benchmarks/run.py attention explorer site   # only some sections
+    make bench          # everything (takes about an hour: it runs `make test` and
+                        # Lighthouse on every page)
+    python benchmarks/run.py attention explorer site   # only some sections; they
+                        # replace their own sections of RESULTS.md
 
 Each figure is a median of several runs; each comparison is a ratio of two
 measurements taken side by side in the same run. Nothing here is a test: the
@@ -28,6 +30,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import bench_attention  # noqa: E402
 import bench_browser  # noqa: E402
+import bench_lighthouse  # noqa: E402
 
 PYTHON = sys.executable
 ENV = {**os.environ, "MHA_EXPLORER": "static", "MPLBACKEND": "Agg"}
@@ -224,8 +227,9 @@ def section_browser() -> str:
     site = ROOT / "_build" / "html"
     if not (site / "index.html").exists():
         _run(["make", "site"])
-    times = bench_browser.page_steps(site)
+    times, axe = bench_browser.page_steps(site)
     totals = {step: sum(t[step] for t in times.values()) for step in bench_browser.STEPS}
+    totals["axe-core (each layout, light and dark)"] = sum(axe.values())
     everything = sum(totals.values())
     slowest = max(times, key=lambda page: sum(times[page].values()))
     rows = "\n".join(f"| {step} | {t:.1f} s | {t / everything:.0%} |"
@@ -233,12 +237,48 @@ def section_browser() -> str:
     return (
         "## Where the browser tests spend their time\n\n"
         f"Each of the {len(times)} pages opened alone in one headless Chromium, timing "
-        "the steps of the per-page test: load (until the network is idle), wait for "
-        "every widget and formula, full-page screenshot, axe-core.\n\n"
+        "the steps of the per-page test: load (until the network is idle), make the "
+        "widgets live and wait for every widget and formula, load every image, check "
+        f"that the page fits 1280 and 360 px; then axe-core on the {len(axe) // 2} page "
+        "layouts, in light and dark mode.\n\n"
         "| step | all pages | share |\n|---|---:|---:|\n"
         f"{rows}\n| **all** | **{everything:.1f} s** | |\n\n"
         f"Slowest page: {slowest}, "
-        + ", ".join(f"{step} {t:.1f} s" for step, t in times[slowest].items()) + ".\n"
+        + ", ".join(f"{step} {t:.1f} s" for step, t in times[slowest].items()) + "; "
+        + "axe-core: " + ", ".join(f"{page} {t:.1f} s" for page, t in axe.items()) + ".\n"
+    )
+
+
+def section_lighthouse() -> str:
+    site = ROOT / "_build" / "html"
+    if not (site / "index.html").exists():
+        _run(["make", "site"])
+    pages = bench_lighthouse.toc_pages()
+    mobile = bench_lighthouse.measure(site, pages, desktop=False)
+    desktop = bench_lighthouse.measure(site, pages, desktop=True,
+                                       runs=bench_lighthouse.DESKTOP_RUNS)
+    low = [page for page, r in mobile.items() if r["performance"] < 90]
+    others = [page for page, r in mobile.items()
+              if min(r["accessibility"], r["best-practices"]) < 100]
+    verdict = "met" if not low else f"**missed** on {', '.join(low)}"
+    return (
+        "## Page speed (Lighthouse)\n\n"
+        f"Measured on {date.today()}. "
+        f"Lighthouse {bench_lighthouse.LIGHTHOUSE.split('@')[-1]} on every page of the book, "
+        "served with gzip as GitHub Pages serves it, by headless Chromium on this machine. "
+        "Mobile preset: simulated slow 4G (150 ms round trip, 1.6 Mbit/s) and a 4x slower "
+        f"CPU; the median of {bench_lighthouse.RUNS} runs by performance score, the range "
+        "of the runs in brackets. Times: first contentful paint (FCP), largest contentful "
+        "paint (LCP), total blocking time (TBT), cumulative layout shift (CLS), speed "
+        "index (SI). Lighthouse measures a visit without any input, so widget pages are "
+        "measured with their previews; the widget manager loads on the first scroll or "
+        "touch (its cost is in the next table).\n\n"
+        f"{bench_lighthouse.table(mobile)}\n\n"
+        f"Desktop preset (median of {bench_lighthouse.DESKTOP_RUNS}):\n\n"
+        f"{bench_lighthouse.table(desktop)}\n\n"
+        f"{bench_lighthouse.activation_table(site)}\n\n"
+        f"Target: performance ≥ 90 on every page, mobile — {verdict}. Accessibility and "
+        "best practices 100 — " + ("met" if not others else f"**missed** on {others}") + ".\n"
     )
 
 
@@ -249,6 +289,7 @@ SECTIONS = {
     "build": section_build,
     "site": section_site,
     "browser": section_browser,
+    "lighthouse": section_lighthouse,
 }
 
 
@@ -269,8 +310,27 @@ def main(names: list[str]) -> None:
         parts.append(SECTIONS[name]())
     report = "\n".join(parts)
     print(report)
-    if names == list(SECTIONS):
-        (ROOT / "benchmarks" / "RESULTS.md").write_text(report)
+    results = ROOT / "benchmarks" / "RESULTS.md"
+    if names == list(SECTIONS) or not results.exists():
+        results.write_text(report)
+    else:  # only some sections: replace those in the last full report
+        results.write_text(replace_sections(results.read_text(), parts[1:]))
+
+
+def replace_sections(report: str, sections: list[str]) -> str:
+    """``report`` with each of ``sections`` in place of the section of the same
+    "## " heading (appended at the end if it has none)."""
+    pieces = re.split(r"^## ", report, flags=re.M)
+    parts = pieces[:1] + ["## " + piece for piece in pieces[1:]]
+    for section in sections:
+        heading = section.split("\n", 1)[0]
+        matches = [i for i, part in enumerate(parts) if part.split("\n", 1)[0] == heading]
+        if matches:
+            parts[matches[0]] = section.rstrip("\n") + "\n\n"
+        else:
+            parts[-1] = parts[-1].rstrip("\n") + "\n\n"
+            parts.append(section.rstrip("\n") + "\n")
+    return "".join(parts).rstrip("\n") + "\n"
 
 
 if __name__ == "__main__":

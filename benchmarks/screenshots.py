@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 
 from conftest import CHROMIUM, CHROMIUM_ARGS, SITE, toc_pages  # noqa: E402
-from test_pages import settle  # noqa: E402
+from test_pages import load_images, settle  # noqa: E402
 
 WIDTHS = (390, 1280)
 MODES = ("light", "dark")
@@ -51,6 +51,7 @@ def main(pages: list[str]) -> None:
                     page = context.new_page()
                     page.goto(url + path, wait_until="networkidle")
                     settle(page)
+                    load_images(page)
                     name = path.replace("/", "_").replace(".html", "")
                     target = OUT / f"{name}-{width}-{mode}.jpg"
                     page.screenshot(path=target, full_page=True, type="jpeg", quality=70)

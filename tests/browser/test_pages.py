@@ -46,6 +46,14 @@ def settle(page) -> None:
     wait_for_math(page)
 
 
+def load_images(page) -> None:
+    """Images load lazily, as the reader scrolls towards them: load them all now."""
+    page.evaluate("""() => Promise.all([...document.images].map(img => {
+        img.loading = 'eager';
+        return img.decode().catch(() => null);
+    }))""")
+
+
 # Elements that stick out of the right edge of the page, and are not inside a
 # box that scrolls or clips them: each as a short CSS-like path and its text.
 OVERFLOW = """() => {
@@ -94,11 +102,7 @@ def test_page_renders_offline(open_page, page_path):
     360 px phone (wide tables, printouts and code scroll inside their own box)."""
     page, log = open_page(page_path, width=DESKTOP)
     settle(page)
-    # Images load lazily, as the reader scrolls towards them: load them all now.
-    page.evaluate("""() => Promise.all([...document.images].map(img => {
-        img.loading = 'eager';
-        return img.decode().catch(() => null);
-    }))""")
+    load_images(page)
     broken = page.evaluate(
         """() => [...document.images]
                .filter(img => !(img.complete && img.naturalWidth > 0))

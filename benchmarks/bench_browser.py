@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 
 from conftest import CHROMIUM, CHROMIUM_ARGS, toc_pages  # noqa: E402
-from test_pages import DESKTOP, LAYOUTS, PHONE, load_images, overflow, settle  # noqa: E402
+from test_pages import DESKTOP, LAYOUTS, PHONE, load_images, overflow, resize, settle  # noqa: E402
 
 STEPS = ("load", "widgets and math", "images", "fits 1280 and 360 px")
 
@@ -51,8 +51,7 @@ def page_steps(site: Path) -> tuple[dict[str, dict[str, float]], dict[str, float
             load_images(page)
             marks.append(time.perf_counter())
             overflow(page)
-            page.set_viewport_size({"width": PHONE, "height": 800})
-            page.wait_for_timeout(100)
+            resize(page, PHONE)
             overflow(page)
             marks.append(time.perf_counter())
             steps = zip(STEPS, marks[:-1], marks[1:], strict=True)

@@ -5,7 +5,7 @@ chosen, and the page's own colours in light and dark mode."""
 from __future__ import annotations
 
 import pytest
-from test_pages import PHONE, WIDGET_VIEW, wait_for_widgets
+from test_pages import DESKTOP, PHONE, WIDGET_VIEW, resize, wait_for_widgets
 
 pytestmark = pytest.mark.browser
 
@@ -92,44 +92,52 @@ def test_widget_manager_waits_for_the_reader(open_page):
     assert log.problems() == [], "\n".join(log.problems())
 
 
-@pytest.mark.parametrize("width", [1280, PHONE])
-def test_preview_is_the_widget_as_it_first_looks(open_page, explorer_page_path, width):
+def test_preview_is_the_widget_as_it_first_looks(open_page, explorer_page_path):
     """The preview has the widget's labels, chosen values and first frame, its
     controls in the same places, and about its height, so nothing jumps when
-    the live widget takes its place."""
-    page, _ = open_page(explorer_page_path, width=width)
-    before, frame = page.evaluate(ROWS_JS, True), first_frame(page, True)
+    the live widget takes its place: on a laptop and on a phone."""
+    page, _ = open_page(explorer_page_path, width=DESKTOP)
+    before = {DESKTOP: page.evaluate(ROWS_JS, True)}
+    frame = first_frame(page, True)
+    resize(page, PHONE)
+    before[PHONE] = page.evaluate(ROWS_JS, True)
     page.mouse.move(5, 5)
     wait_for_widgets(page)
-    after, live_frame = page.evaluate(ROWS_JS, False), first_frame(page, False)
-    assert frame == live_frame
-    assert [r["label"] for r in before["rows"]] == [r["label"] for r in after["rows"]]
-    assert [[b["text"] for b in r["buttons"] if b["active"]] for r in before["rows"]] == \
-        [[b["text"] for b in r["buttons"] if b["active"]] for r in after["rows"]]
-    for old, new in zip(before["rows"], after["rows"], strict=True):
-        assert abs(old["control"] - new["control"]) <= 1, (old["label"], old, new)
-    assert abs(before["height"] - after["height"]) <= 12, (before["height"], after["height"])
+    after = {PHONE: page.evaluate(ROWS_JS, False)}
+    resize(page, DESKTOP)
+    after[DESKTOP] = page.evaluate(ROWS_JS, False)
+    assert frame == first_frame(page, False)
+    for width in (DESKTOP, PHONE):
+        old, new = before[width], after[width]
+        assert [r["label"] for r in old["rows"]] == [r["label"] for r in new["rows"]]
+        assert [[b["text"] for b in r["buttons"] if b["active"]] for r in old["rows"]] == \
+            [[b["text"] for b in r["buttons"] if b["active"]] for r in new["rows"]]
+        for old_row, new_row in zip(old["rows"], new["rows"], strict=True):
+            assert abs(old_row["control"] - new_row["control"]) <= 1, (width, old_row, new_row)
+        assert abs(old["height"] - new["height"]) <= 12, (width, old["height"], new["height"])
 
 
-@pytest.mark.parametrize("width", [1280, PHONE])
-def test_labels_and_controls_line_up(open_page, width):
+def test_labels_and_controls_line_up(open_page):
     """Every label of an explorer sits in one column, every control starts at
     the same x, and toggle buttons wrap inside the control column, never
-    under the labels nor past the widget's right edge."""
-    page, _ = open_page(PLAYGROUND, width=width)
+    under the labels nor past the widget's right edge: on a laptop and on a
+    phone."""
+    page, _ = open_page(PLAYGROUND, width=DESKTOP)
     page.mouse.move(5, 5)
     wait_for_widgets(page)
-    widget = page.evaluate(ROWS_JS, False)
-    rows = widget["rows"]
-    assert len(rows) >= 4 and any(r["buttons"] for r in rows)
-    assert max(r["labelLeft"] for r in rows) - min(r["labelLeft"] for r in rows) <= 1
-    assert max(r["labelRight"] for r in rows) - min(r["labelRight"] for r in rows) <= 1
-    starts = [r["control"] for r in rows]
-    assert max(starts) - min(starts) <= 1, {r["label"]: r["control"] for r in rows}
-    for row in rows:
-        for button in row["buttons"]:
-            assert button["left"] >= row["control"] - 1, (row["label"], button)
-            assert button["right"] <= widget["right"] + 1, (row["label"], button)
+    for width in (DESKTOP, PHONE):
+        resize(page, width)
+        widget = page.evaluate(ROWS_JS, False)
+        rows = widget["rows"]
+        assert len(rows) >= 4 and any(r["buttons"] for r in rows)
+        assert max(r["labelLeft"] for r in rows) - min(r["labelLeft"] for r in rows) <= 1
+        assert max(r["labelRight"] for r in rows) - min(r["labelRight"] for r in rows) <= 1
+        starts = [r["control"] for r in rows]
+        assert max(starts) - min(starts) <= 1, (width, {r["label"]: r["control"] for r in rows})
+        for row in rows:
+            for button in row["buttons"]:
+                assert button["left"] >= row["control"] - 1, (width, row["label"], button)
+                assert button["right"] <= widget["right"] + 1, (width, row["label"], button)
 
 
 def test_toggle_buttons_say_which_is_chosen(open_page):
@@ -157,35 +165,37 @@ def test_toggle_buttons_say_which_is_chosen(open_page):
     assert log.problems() == [], "\n".join(log.problems())
 
 
-@pytest.mark.parametrize("live", [False, True], ids=["preview", "live"])
-def test_widgets_sit_on_the_dark_page(browser, site_url, live):
+DARK_TEXTS_JS = COLOUR_JS + """
+    ((scope) => {
+        const root = document.querySelector(scope);
+        const texts = [...root.querySelectorAll(
+            '.widget-label, .wp-label, figcaption, .widget-readout, .wp-readout')]
+            .filter(el => el.offsetParent !== null && el.textContent.trim());
+        return {panel: luminance(background(root)),
+                page: luminance(background(document.body)),
+                contrasts: texts.map(el => [el.textContent.trim(), contrast(el)])};
+    })"""
+
+
+def test_widgets_sit_on_the_dark_page(browser, site_url):
     """In dark mode a widget (and its preview) has no light panel of its own:
     its labels and caption stand on the page's dark background, readable."""
-    context = browser.new_context(color_scheme="dark", viewport={"width": 1280, "height": 900})
+    context = browser.new_context(color_scheme="dark", viewport={"width": DESKTOP, "height": 900})
     try:
         page = context.new_page()
         page.goto(site_url + PLAYGROUND, wait_until="networkidle")
-        if live:
-            page.mouse.move(5, 5)
-            wait_for_widgets(page)
-        scope = ".widget-subarea" if live else ".widget-preview"
-        found = page.evaluate(COLOUR_JS + """
-            ((scope) => {
-                const root = document.querySelector(scope);
-                const texts = [...root.querySelectorAll(
-                    '.widget-label, .wp-label, figcaption, .widget-readout, .wp-readout')]
-                    .filter(el => el.offsetParent !== null && el.textContent.trim());
-                return {panel: luminance(background(root)),
-                        page: luminance(background(document.body)),
-                        contrasts: texts.map(el => [el.textContent.trim(), contrast(el)])};
-            })""" + f"({scope!r})")
+        preview = page.evaluate(DARK_TEXTS_JS + "('.widget-preview')")
+        page.mouse.move(5, 5)
+        wait_for_widgets(page)
+        live = page.evaluate(DARK_TEXTS_JS + "('.widget-subarea')")
     finally:
         context.close()
-    assert found["page"] < 0.05
-    assert found["panel"] == found["page"]
-    assert len(found["contrasts"]) >= 4
-    low = [(text, round(ratio, 2)) for text, ratio in found["contrasts"] if ratio < 4.5]
-    assert low == []
+    for found in (preview, live):
+        assert found["page"] < 0.05
+        assert found["panel"] == found["page"]
+        assert len(found["contrasts"]) >= 4
+        low = [(text, round(ratio, 2)) for text, ratio in found["contrasts"] if ratio < 4.5]
+        assert low == []
 
 
 def test_widgets_work_from_the_file_system(browser, site_dir):

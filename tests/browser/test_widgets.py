@@ -53,6 +53,8 @@ ROWS_JS = """(preview) => {
             return {
                 label: label.textContent.trim(), labelLeft: l.left, labelRight: l.right,
                 control: c.left - parseFloat(getComputedStyle(control).marginLeft),
+                spills: control.textContent.trim() !== ''  // a text that overflows its box
+                        && control.scrollHeight > control.clientHeight + 1,
                 buttons: buttons.map(b => ({
                     text: b.textContent.trim(),
                     pressed: b.getAttribute('aria-pressed'),
@@ -114,6 +116,7 @@ def test_preview_is_the_widget_as_it_first_looks(open_page, explorer_page_path):
             [[b["text"] for b in r["buttons"] if b["active"]] for r in new["rows"]]
         for old_row, new_row in zip(old["rows"], new["rows"], strict=True):
             assert abs(old_row["control"] - new_row["control"]) <= 1, (width, old_row, new_row)
+            assert not old_row["spills"], f"the preview's {old_row['label']} spills at {width}"
         assert abs(old["height"] - new["height"]) <= 12, (width, old["height"], new["height"])
 
 

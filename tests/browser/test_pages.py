@@ -28,10 +28,15 @@ def wait_for_widgets(page, timeout_ms: int = 20_000) -> None:
 
 
 def wait_for_math(page, timeout_ms: int = 15_000) -> None:
-    """Wait until MathJax has typeset every math element of the page."""
+    """Wait until every formula of the page is drawn: MathML written when the
+    book was built (or, with html_math_renderer: mathjax, typeset by MathJax),
+    with a size of its own."""
     page.wait_for_function(
-        """() => [...document.querySelectorAll('.math')].every(
-               m => m.querySelector('mjx-container'))""",
+        """() => [...document.querySelectorAll('.math')].every(m => {
+               const drawn = m.querySelector('math, mjx-container');
+               const hidden = !m.getClientRects().length;  // e.g. in a folded answer
+               return drawn && (hidden || drawn.getBoundingClientRect().width > 0);
+           })""",
         timeout=timeout_ms,
     )
 

@@ -113,8 +113,19 @@ OVERFLOW = """() => {
 }"""
 
 
+# Boxes that scroll sideways but whose content starts left of the box (a
+# centred formula wider than a phone), so its beginning cannot be reached.
+CUT_AT_LEFT = """() => [...document.querySelectorAll('.bd-article *')].filter(el => {
+    if (!['auto', 'scroll'].includes(getComputedStyle(el).overflowX)) return false;
+    if (el.scrollWidth <= el.clientWidth + 1) return false;
+    const left = el.getBoundingClientRect().left - el.scrollLeft;
+    return [...el.children].some(c => c.getBoundingClientRect().left < left - 1);
+}).map(el => el.tagName.toLowerCase() + '.' + [...el.classList].join('.') + ': '
+          + JSON.stringify(el.textContent.trim().slice(0, 60)))"""
+
+
 def overflow(page) -> list[str]:
-    return page.evaluate(OVERFLOW)
+    return page.evaluate(OVERFLOW) + page.evaluate(CUT_AT_LEFT)
 
 
 def test_page_renders_offline(open_page, page_path):

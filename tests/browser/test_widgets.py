@@ -95,9 +95,12 @@ def test_widget_manager_waits_for_the_reader(open_page):
 
 
 def test_preview_is_the_widget_as_it_first_looks(open_page, explorer_page_path):
-    """The preview has the widget's labels, chosen values and first frame, its
-    controls in the same places, and about its height, so nothing jumps when
-    the live widget takes its place: on a laptop and on a phone."""
+    """On a laptop and on a phone: the preview has the widget's labels, chosen
+    values and first frame, its controls in the same places and about its
+    height, so nothing jumps when the live widget takes its place; and in
+    both, every label sits in one column, every control starts at the same x,
+    and toggle buttons wrap inside the control column, never under the labels
+    nor past the widget's right edge."""
     page, _ = open_page(explorer_page_path, width=DESKTOP)
     before = {DESKTOP: page.evaluate(ROWS_JS, True)}
     frame = first_frame(page, True)
@@ -118,29 +121,21 @@ def test_preview_is_the_widget_as_it_first_looks(open_page, explorer_page_path):
             assert abs(old_row["control"] - new_row["control"]) <= 1, (width, old_row, new_row)
             assert not old_row["spills"], f"the preview's {old_row['label']} spills at {width}"
         assert abs(old["height"] - new["height"]) <= 12, (width, old["height"], new["height"])
+        for widget in (old, new):
+            assert_lined_up(widget, width)
 
 
-def test_labels_and_controls_line_up(open_page):
-    """Every label of an explorer sits in one column, every control starts at
-    the same x, and toggle buttons wrap inside the control column, never
-    under the labels nor past the widget's right edge: on a laptop and on a
-    phone."""
-    page, _ = open_page(PLAYGROUND, width=DESKTOP)
-    page.mouse.move(5, 5)
-    wait_for_widgets(page)
-    for width in (DESKTOP, PHONE):
-        resize(page, width)
-        widget = page.evaluate(ROWS_JS, False)
-        rows = widget["rows"]
-        assert len(rows) >= 4 and any(r["buttons"] for r in rows)
-        assert max(r["labelLeft"] for r in rows) - min(r["labelLeft"] for r in rows) <= 1
-        assert max(r["labelRight"] for r in rows) - min(r["labelRight"] for r in rows) <= 1
-        starts = [r["control"] for r in rows]
-        assert max(starts) - min(starts) <= 1, (width, {r["label"]: r["control"] for r in rows})
-        for row in rows:
-            for button in row["buttons"]:
-                assert button["left"] >= row["control"] - 1, (width, row["label"], button)
-                assert button["right"] <= widget["right"] + 1, (width, row["label"], button)
+def assert_lined_up(widget: dict, width: int) -> None:
+    rows = widget["rows"]
+    assert rows, "no controls found"
+    assert max(r["labelLeft"] for r in rows) - min(r["labelLeft"] for r in rows) <= 1
+    assert max(r["labelRight"] for r in rows) - min(r["labelRight"] for r in rows) <= 1
+    starts = [r["control"] for r in rows]
+    assert max(starts) - min(starts) <= 1, (width, {r["label"]: r["control"] for r in rows})
+    for row in rows:
+        for button in row["buttons"]:
+            assert button["left"] >= row["control"] - 1, (width, row["label"], button)
+            assert button["right"] <= widget["right"] + 1, (width, row["label"], button)
 
 
 def test_toggle_buttons_say_which_is_chosen(open_page):

@@ -23,7 +23,7 @@ CHROMIUM  ?= /usr/bin/chromium
 HOST      ?= 127.0.0.1
 PORT      ?= 8000
 
-.PHONY: help book test lint unit nbval browser execute lab serve bench lock weights clean setup-cell
+.PHONY: help book test lint unit nbval browser screenshots execute lab serve bench lock weights clean setup-cell
 
 help:
 	@echo "make book    build the site into _build/html from the chapters' stored outputs (strict)"
@@ -32,6 +32,7 @@ help:
 	@echo "make lab     JupyterLab on the chapters"
 	@echo "make serve   serve _build/html on http://$(HOST):$(PORT)/"
 	@echo "make bench   run the benchmarks, write benchmarks/RESULTS.md"
+	@echo "make screenshots  every page at 390/1280 px, light and dark, into _build/screenshots/all"
 	@echo "make lock    re-pin every transitive dependency into constraints.txt"
 	@echo "make setup-cell  write the set-up cell into every chapter (after changing its template)"
 
@@ -65,8 +66,8 @@ book: $(STAMP)
 	$(STATIC) $(BIN)/jupyter-book build . -W -n --keep-going --all
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks book scripts
-	$(BIN)/ruff format --check src tests benchmarks scripts
+	$(BIN)/ruff check src tests benchmarks book scripts _ext
+	$(BIN)/ruff format --check src tests benchmarks scripts _ext
 
 unit: $(STAMP)
 	$(KERNELS) $(BIN)/python -m pytest -q -p no:nbval -p no:cacheprovider -n 2 -m "not browser"
@@ -93,6 +94,11 @@ execute: $(STAMP)
 browser: $(STAMP)
 	@test -x $(CHROMIUM) || { echo "$(CHROMIUM) not found: install Debian's chromium (apt-get install chromium), or set CHROMIUM=/path/to/chromium"; exit 1; }
 	CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest -q -p no:cacheprovider -n 2 -m browser
+
+# Every page at phone and desktop width, light and dark, into
+# _build/screenshots/all/ for a person to look at (not part of `make test`).
+screenshots: $(STAMP)
+	CHROMIUM=$(CHROMIUM) $(BIN)/python benchmarks/screenshots.py
 
 # Cheapest first, so a mistake fails fast. The unit tests and the notebooks run
 # on another machine's kernel paths (see OTHER_MACHINE).

@@ -1,13 +1,13 @@
 """Where the browser tests spend their time: each page of the built site opened
 alone in one headless Chromium, with the steps `test_page_renders_offline`
-takes timed one by one."""
+takes timed one by one, then axe-core on each page layout, light and dark, as
+`test_accessibility` runs it."""
 
 from __future__ import annotations
 
 import functools
 import http.server
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -16,9 +16,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 
 from conftest import CHROMIUM, CHROMIUM_ARGS, toc_pages  # noqa: E402
-from test_pages import WIDGET_VIEW, wait_for_math, wait_for_widgets  # noqa: E402
+from test_pages import DESKTOP, LAYOUTS, PHONE, load_images, overflow, resize, settle  # noqa: E402
 
-STEPS = ("load", "widgets and math", "screenshot", "axe-core")
+STEPS = ("load", "widgets and math", "images", "fits 1280 and 360 px")
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -26,8 +26,9 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-def page_steps(site: Path) -> dict[str, dict[str, float]]:
-    """{page: {step: seconds}} for every page of _toc.yml, one page at a time."""
+def page_steps(site: Path) -> tuple[dict[str, dict[str, float]], dict[str, float]]:
+    """({page: {step: seconds}} for every page of _toc.yml, one page at a time;
+    {"page (mode)": seconds of axe-core} for each layout checked by axe)."""
     from axe_playwright_python.sync_playwright import Axe
     from playwright.sync_api import sync_playwright
 
@@ -37,29 +38,40 @@ def page_steps(site: Path) -> dict[str, dict[str, float]]:
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{server.server_address[1]}/"
     times: dict[str, dict[str, float]] = {}
-    with sync_playwright() as playwright, tempfile.TemporaryDirectory() as tmp:
+    axe: dict[str, float] = {}
+    with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=CHROMIUM, args=CHROMIUM_ARGS
         )
         for path in toc_pages():
-            context = browser.new_context(viewport={"width": 1280, "height": 900})
+            context = browser.new_context(viewport={"width": DESKTOP, "height": 900})
             page = context.new_page()
             marks = [time.perf_counter()]
             page.goto(url + path, wait_until="networkidle")
             marks.append(time.perf_counter())
-            if page.locator(WIDGET_VIEW).count():
-                wait_for_widgets(page)
-            wait_for_math(page)
+            settle(page)
             marks.append(time.perf_counter())
-            page.screenshot(
-                path=f"{tmp}/page.jpg", full_page=True, type="jpeg", quality=80
-            )
+            load_images(page)
             marks.append(time.perf_counter())
-            Axe().run(page, context={"exclude": [[".highlight"]]})
+            overflow(page)
+            resize(page, PHONE)
+            overflow(page)
             marks.append(time.perf_counter())
             steps = zip(STEPS, marks[:-1], marks[1:], strict=True)
             times[path] = {step: end - start for step, start, end in steps}
             context.close()
+        for path in LAYOUTS:
+            for mode in ("light", "dark"):
+                context = browser.new_context(
+                    color_scheme=mode, viewport={"width": DESKTOP, "height": 900}
+                )
+                page = context.new_page()
+                page.goto(url + path, wait_until="networkidle")
+                settle(page)
+                start = time.perf_counter()
+                Axe().run(page, context={"exclude": [[".highlight"]]})
+                axe[f"{path} ({mode})"] = time.perf_counter() - start
+                context.close()
         browser.close()
     server.shutdown()
-    return times
+    return times, axe

@@ -12,7 +12,12 @@ printed here, not the digits of the files.
 
 import sys
 
-from mha.training import NEIGHBOURS_FILE, WEIGHTS_FILE, save_trained, save_trained_neighbours
+from mha.training import (
+    NEIGHBOURS_FILE,
+    WEIGHTS_FILE,
+    save_trained,
+    save_trained_neighbours,
+)
 
 
 def previous_word() -> None:

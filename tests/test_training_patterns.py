@@ -24,16 +24,22 @@ def _shipped(n_heads, seed=0):
 
 def test_neighbours_batch_targets_both_neighbours():
     generator = torch.Generator().manual_seed(0)
-    ids, targets = training.neighbours_batch(generator, 50, 7, first_id=2, vocab_size=16)
+    ids, targets = training.neighbours_batch(
+        generator, 50, 7, first_id=2, vocab_size=16
+    )
     assert ids.shape == (50, 7) and targets.shape == (50, 7, 2)
     assert ids.min() >= 2 and ids.max() < 16
     assert (targets[:, 0, 0] == training.IGNORE).all()  # no previous word at position 0
-    assert (targets[:, -1, 1] == training.IGNORE).all()  # no next word at the last position
+    assert (
+        targets[:, -1, 1] == training.IGNORE
+    ).all()  # no next word at the last position
     assert torch.equal(targets[:, 1:, 0], ids[:, :-1])
     assert torch.equal(targets[:, :-1, 1], ids[:, 1:])
 
 
-@pytest.mark.parametrize("make_batch", [training.neighbours_batch, training.previous_word_batch])
+@pytest.mark.parametrize(
+    "make_batch", [training.neighbours_batch, training.previous_word_batch]
+)
 @pytest.mark.parametrize(
     ("kwargs", "error", "pattern"),
     [
@@ -89,7 +95,9 @@ def test_the_chapters_model_heads_and_ablation():
         without_next = training.neighbours_accuracy(model)
     assert without_previous["previous"] < 0.3 < 0.9 < without_previous["next"]
     assert without_next["next"] < 0.3 < 0.9 < without_next["previous"]
-    assert training.neighbours_accuracy(model) == full  # the model is unchanged afterwards
+    assert (
+        training.neighbours_accuracy(model) == full
+    )  # the model is unchanged afterwards
 
 
 def test_the_causal_mask_hides_the_next_word():
@@ -108,8 +116,16 @@ def test_shipped_weights_load_in_float32_by_default():
     [
         ({"n_heads": 3}, ValueError, r"n_heads must be one of \(1, 2, 4, 8\), got 3"),
         ({"seed": 7}, ValueError, r"seed must be one of \(0, 1, 2, 3, 4\), got 7"),
-        ({"dtype": torch.int64}, TypeError, r"dtype must be a floating-point torch.dtype"),
-        ({"dtype": "float64"}, TypeError, r"dtype must be a floating-point torch.dtype"),
+        (
+            {"dtype": torch.int64},
+            TypeError,
+            r"dtype must be a floating-point torch.dtype",
+        ),
+        (
+            {"dtype": "float64"},
+            TypeError,
+            r"dtype must be a floating-point torch.dtype",
+        ),
     ],
 )
 def test_trained_neighbours_rejects_bad_arguments(kwargs, error, pattern):
@@ -145,7 +161,12 @@ def test_share_at_offset_of_known_maps():
 @pytest.mark.parametrize(
     ("attention", "offset", "error", "pattern"),
     [
-        (torch.rand(4, 4), -1, ValueError, r"attention must have shape \(n_heads, L, L\)"),
+        (
+            torch.rand(4, 4),
+            -1,
+            ValueError,
+            r"attention must have shape \(n_heads, L, L\)",
+        ),
         (torch.rand(2, 3, 4), -1, ValueError, r"attention must be square"),
         (torch.rand(2, 3, 3), 3, ValueError, r"L >= 4 for offset 3, got \(2, 3, 3\)"),
         (torch.rand(2, 3, 3), 1.0, TypeError, r"offset must be an int, got float"),
@@ -180,7 +201,12 @@ def test_without_head_zeroes_that_heads_features_before_wo():
         ("layer", 4, ValueError, r"head must be an int in \[0, 3\], got 4"),
         ("layer", -1, ValueError, r"head must be an int in \[0, 3\], got -1"),
         ("layer", "0", TypeError, r"head must be an int, got str"),
-        (torch.nn.Linear(2, 2), 0, TypeError, r"model must be a mha.MultiHeadAttention"),
+        (
+            torch.nn.Linear(2, 2),
+            0,
+            TypeError,
+            r"model must be a mha.MultiHeadAttention",
+        ),
     ],
 )
 def test_without_head_rejects_bad_arguments(model, head, error, pattern):
@@ -244,8 +270,12 @@ def test_kv_cache_bytes():
     assert cost.kv_cache_bytes(1, 8, 64) == 8 * cost.kv_cache_bytes(1, 1, 64)
     size = cost.kv_cache_bytes(4096, 8, 128, n_layers=32, dtype=torch.float16, batch=2)
     assert size == 2 * 2 * 32 * 4096 * 8 * 128 * 2
-    K = torch.empty(3, 2, 10, 16)  # (batch, n_kv_heads, seq_len, d_key): keys; values as many
-    assert cost.kv_cache_bytes(10, 2, 16, batch=3) == 2 * K.element_size() * K.nelement()
+    K = torch.empty(
+        3, 2, 10, 16
+    )  # (batch, n_kv_heads, seq_len, d_key): keys; values as many
+    assert (
+        cost.kv_cache_bytes(10, 2, 16, batch=3) == 2 * K.element_size() * K.nelement()
+    )
 
 
 @pytest.mark.parametrize(
@@ -271,7 +301,9 @@ def test_key_plane_figure_draws_keys_query_and_scores():
     keys = torch.tensor([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]])
     query = torch.tensor([0.5, 0.5])
     scores = keys @ query
-    fig = mha.plotting.key_plane_figure([-1, 0, 1], keys, query, scores, absent=[-1], title="t")
+    fig = mha.plotting.key_plane_figure(
+        [-1, 0, 1], keys, query, scores, absent=[-1], title="t"
+    )
     assert isinstance(fig, Figure)
     plane, bars = fig.axes
     assert len(plane.collections) == 3 and len(bars.patches) == 3
@@ -284,8 +316,16 @@ def test_key_plane_figure_draws_keys_query_and_scores():
 @pytest.mark.parametrize(
     ("kwargs", "error", "pattern"),
     [
-        ({"keys": torch.zeros(3, 3)}, ValueError, r"keys, query and scores must have shapes"),
-        ({"query": torch.zeros(3)}, ValueError, r"keys, query and scores must have shapes"),
+        (
+            {"keys": torch.zeros(3, 3)},
+            ValueError,
+            r"keys, query and scores must have shapes",
+        ),
+        (
+            {"query": torch.zeros(3)},
+            ValueError,
+            r"keys, query and scores must have shapes",
+        ),
         ({"scores": [1.0, 2.0, 3.0]}, TypeError, r"scores must be a torch.Tensor"),
         ({"positions": "abc"}, TypeError, r"positions must be a sequence of ints"),
         ({"absent": [5]}, ValueError, r"absent must list some of the positions"),
@@ -305,17 +345,23 @@ def test_key_plane_figure_rejects_bad_input(kwargs, error, pattern):
 
 def test_timing_figure_relative_to_adds_a_ratio_panel():
     seconds = {"a": [1.0, 4.0, 16.0], "b": [2.0, 4.0, 8.0]}
-    fig = mha.plotting.timing_figure([64, 128, 256], seconds, relative_to="b", title="t")
+    fig = mha.plotting.timing_figure(
+        [64, 128, 256], seconds, relative_to="b", title="t"
+    )
     times, ratios = fig.axes
     assert fig.get_size_inches()[0] <= 7.2
     assert list(ratios.lines[0].get_ydata()) == pytest.approx([0.5, 1.0, 2.0])
     assert list(ratios.lines[1].get_ydata()) == pytest.approx([1.0, 1.0, 1.0])
     assert len(times.lines) == 3  # two implementations and the slope line
-    with pytest.raises(ValueError, match=r"relative_to must name one of the implementations"):
+    with pytest.raises(
+        ValueError, match=r"relative_to must name one of the implementations"
+    ):
         mha.plotting.timing_figure([64, 128, 256], seconds, relative_to="c")
 
 
 def test_cost_figures_fit_the_text_column():
     lengths = [16, 32, 64, 128]
-    fig = mha.plotting.cost_counts_figure(lengths, {"m": [1, 2, 3, 4]}, {"f": [1, 2, 3, 4]})
+    fig = mha.plotting.cost_counts_figure(
+        lengths, {"m": [1, 2, 3, 4]}, {"f": [1, 2, 3, 4]}
+    )
     assert fig.get_size_inches()[0] <= 7.2

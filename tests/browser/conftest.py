@@ -6,19 +6,22 @@ from __future__ import annotations
 import functools
 import http.server
 import os
+import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+import toc  # noqa: E402
+
+sys.path.remove(str(ROOT / "scripts"))
 # Overridable so a partial build (another toc, another output folder) can be checked too.
 SITE = Path(os.environ.get("BOOK_SITE", ROOT / "_build" / "html"))
 TOC = Path(os.environ.get("BOOK_TOC", ROOT / "_toc.yml"))
-SCREENSHOTS = SITE.parent / "screenshots"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",  # CI runs as root
@@ -39,20 +42,8 @@ CONSOLE_ALLOWED = {
 
 
 def toc_pages() -> list[str]:
-    """Every page of _toc.yml, in order, as paths relative to the site root."""
-    toc = yaml.safe_load(TOC.read_text())
-    pages = [toc["root"]]
-
-    def walk(entries):
-        for entry in entries:
-            if "file" in entry:
-                pages.append(entry["file"])
-            walk(entry.get("sections", []))
-            walk(entry.get("chapters", []))
-
-    walk(toc.get("parts", []))
-    walk(toc.get("chapters", []))
-    return [f"{page}.html" for page in pages]
+    """Every page of the table of contents, in order, as paths relative to the site root."""
+    return [f"{page}.html" for page in toc.pages(TOC)]
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -173,15 +164,6 @@ def pytest_generate_tests(metafunc):
         metafunc.parametrize("page_path", toc_pages())
     if "explorer_page_path" in metafunc.fixturenames:
         metafunc.parametrize("explorer_page_path", explorer_pages())
-
-
-@pytest.fixture
-def screenshot_path():
-    """screenshot_path(page_path) -> where that page's screenshot is saved for review."""
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    return lambda page_path: (
-        SCREENSHOTS / page_path.replace("/", "_").replace(".html", ".jpg")
-    )
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ import re
 from dataclasses import replace
 
 import pytest
+from test_pages import settle
 
 import mha
 from mha import explorer as E
@@ -66,7 +67,7 @@ def slide(explorer, label: str, index: int) -> None:
 
 def open_explorers(open_page, path):
     page, log = open_page(path)
-    page.wait_for_selector(f"{EXPLORER} figure", timeout=20_000)
+    settle(page)
     return page, log, page.locator(EXPLORER)
 
 

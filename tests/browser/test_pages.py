@@ -7,42 +7,140 @@ import pytest
 pytestmark = pytest.mark.browser
 
 WIDGET_VIEW = 'script[type="application/vnd.jupyter.widget-view+json"]'
+PHONE, DESKTOP = 360, 1280  # the narrowest common phone, a laptop
+
+# Pages whose layout differs (the root page, a chapter with widgets, math and
+# figures, a chapter of tables, the API reference): axe-core checks each of
+# them, in light and in dark mode. Every other page is one of these layouts.
+LAYOUTS = [
+    "book/intro.html",
+    "book/08_masks.html",
+    "book/glossary.html",
+    "book/api.html",
+]
 
 
-def wait_for_widgets(page, timeout_ms: int = 15_000) -> None:
-    """Wait until the widget manager has rendered every embedded widget view."""
+def wait_for_widgets(page, timeout_ms: int = 20_000) -> None:
+    """Wait until the widget manager has drawn every embedded widget view and
+    every preview has made way for its live widget."""
     page.wait_for_function(
         """(selector) => [...document.querySelectorAll(selector)].every(
-               s => s.parentElement.querySelector('.widget-subarea > *'))""",
+               s => s.parentElement.querySelector('.widget-subarea > *'))
+             && !document.querySelector('.widget-preview')""",
         arg=WIDGET_VIEW,
         timeout=timeout_ms,
     )
 
 
 def wait_for_math(page, timeout_ms: int = 15_000) -> None:
-    """Wait until MathJax has typeset every math element of the page."""
+    """Wait until every formula of the page is drawn: MathML written when the
+    book was built (or, with html_math_renderer: mathjax, typeset by MathJax),
+    with a size of its own."""
     page.wait_for_function(
-        """() => [...document.querySelectorAll('.math')].every(
-               m => m.querySelector('mjx-container'))""",
+        """() => [...document.querySelectorAll('.math')].every(m => {
+               const drawn = m.querySelector('math, mjx-container');
+               const hidden = !m.getClientRects().length;  // e.g. in a folded answer
+               return drawn && (hidden || drawn.getBoundingClientRect().width > 0);
+           })""",
         timeout=timeout_ms,
     )
 
 
-def test_page_renders_offline(open_page, screenshot_path, page_path):
-    """Everything a reader of this page gets: no request leaves the site, nothing
-    fails or logs an error, every widget, formula and image renders, and axe-core
-    (the copy bundled with axe-playwright-python, injected from disk) finds no
-    serious or critical accessibility violation."""
-    from axe_playwright_python.sync_playwright import Axe
-
-    page, log = open_page(page_path)
+def settle(page) -> None:
+    """Bring the page to what a reader sees once it has settled: the widget
+    manager is loaded on the reader's first move (here, of the mouse), then
+    every widget drawn and every formula typeset."""
     if page.locator(WIDGET_VIEW).count():
+        page.mouse.move(5, 5)
         wait_for_widgets(page)
     wait_for_math(page)
-    lazy = page.locator('img[loading="lazy"]').count()
-    if lazy:  # lazy images load only when scrolled to
-        page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
-        page.wait_for_load_state("networkidle")
+
+
+def resize(page, width: int) -> None:
+    """Change the window's width and wait until the page has settled at it
+    (the theme animates its sidebars when they fold or unfold)."""
+    page.set_viewport_size({"width": width, "height": 800})
+    page.evaluate("""() => new Promise(resolve => {
+        let last = '', same = 0;
+        const check = () => {
+            const r = document.querySelector('.bd-article').getBoundingClientRect();
+            const now = `${r.left},${r.width}`;
+            same = now === last ? same + 1 : 0;
+            last = now;
+            same >= 5 ? resolve() : setTimeout(check, 50);
+        };
+        check();
+    })""")
+
+
+def load_images(page) -> None:
+    """Images load lazily, as the reader scrolls towards them: load them all now."""
+    page.evaluate("""() => Promise.all([...document.images].map(img => {
+        img.loading = 'eager';
+        return img.decode().catch(() => null);
+    }))""")
+
+
+# Elements that stick out of the right edge of the page, and are not inside a
+# box that scrolls or clips them: each as a short CSS-like path and its text.
+OVERFLOW = """() => {
+    const root = document.scrollingElement || document.documentElement;
+    const width = root.clientWidth;
+    if (root.scrollWidth <= width) return [];
+    // Inside a box that scrolls or clips it, or in a fixed layer (e.g. a
+    // folded-away sidebar), which never widens the page.
+    const clipped = el => {
+        for (let a = el; a && a !== document.body; a = a.parentElement) {
+            const style = getComputedStyle(a);
+            if (style.position === 'fixed') return true;
+            if (a !== el && style.overflowX !== 'visible'
+                && a.getBoundingClientRect().right <= width + 1) return true;
+        }
+        return false;
+    };
+    const out = [...document.body.querySelectorAll('*')].filter(el => {
+        const r = el.getBoundingClientRect();
+        return r.width > 0 && r.right > width + 1 && !clipped(el);
+    });
+    const leaves = out.filter(el => !out.some(o => o !== el && el.contains(o)));
+    const name = el => el.tagName.toLowerCase() + (el.id ? '#' + el.id : '')
+        + [...el.classList].slice(0, 2).map(c => '.' + c).join('');
+    const path = el => {
+        const parts = [];
+        for (let a = el; a && a !== document.body && parts.length < 4; a = a.parentElement)
+            parts.unshift(name(a));
+        return parts.join(' > ');
+    };
+    return [`page is ${root.scrollWidth} px wide in a ${width} px window`].concat(
+        leaves.slice(0, 8).map(el => `${path(el)} (right edge at `
+            + `${Math.round(el.getBoundingClientRect().right)} px): `
+            + JSON.stringify(el.textContent.trim().slice(0, 60))));
+}"""
+
+
+# Boxes that scroll sideways but whose content starts left of the box (a
+# centred formula wider than a phone), so its beginning cannot be reached.
+CUT_AT_LEFT = """() => [...document.querySelectorAll('.bd-article *')].filter(el => {
+    if (!['auto', 'scroll'].includes(getComputedStyle(el).overflowX)) return false;
+    if (el.scrollWidth <= el.clientWidth + 1) return false;
+    const left = el.getBoundingClientRect().left - el.scrollLeft;
+    return [...el.children].some(c => c.getBoundingClientRect().left < left - 1);
+}).map(el => el.tagName.toLowerCase() + '.' + [...el.classList].join('.') + ': '
+          + JSON.stringify(el.textContent.trim().slice(0, 60)))"""
+
+
+def overflow(page) -> list[str]:
+    return page.evaluate(OVERFLOW) + page.evaluate(CUT_AT_LEFT)
+
+
+def test_page_renders_offline(open_page, page_path):
+    """Everything a reader of this page gets: no request leaves the site, nothing
+    fails or logs an error, every widget, formula and image renders, every image
+    has a text alternative, and the page fits the window, on a laptop and on a
+    360 px phone (wide tables, printouts and code scroll inside their own box)."""
+    page, log = open_page(page_path, width=DESKTOP)
+    settle(page)
+    load_images(page)
     broken = page.evaluate(
         """() => [...document.images]
                .filter(img => !(img.complete && img.naturalWidth > 0))
@@ -53,29 +151,16 @@ def test_page_renders_offline(open_page, screenshot_path, page_path):
                .filter(img => !(img.getAttribute('alt') || '').trim())
                .map(img => img.src.slice(0, 120))"""
     )
-    error_views = page.locator(".jupyter-widgets .widget-error")
-    if lazy:
-        page.evaluate("window.scrollTo(0, 0)")
-    page.screenshot(
-        path=screenshot_path(page_path), full_page=True, type="jpeg", quality=80
-    )
     assert log.problems() == [], "\n".join(log.problems())
     assert broken == [], f"broken images: {broken}"
     assert without_alt == [], f"images without alt text: {without_alt}"
-    assert error_views.count() == 0, "a widget failed to render"
-    assert page.title(), "page has no title"
-    # Code blocks are left out here: their colours are the theme's syntax style,
-    # the same on every page (checked once below), and their thousands of
-    # coloured spans would make axe take ten seconds a page.
-    violations = (
-        Axe().run(page, context={"exclude": [[".highlight"]]}).response["violations"]
+    assert page.locator(".jupyter-widgets .widget-error").count() == 0, (
+        "a widget failed"
     )
-    serious = [
-        f"{v['id']} ({v['impact']}): {v['help']} — e.g. {v['nodes'][0]['html'][:160]}"
-        for v in violations
-        if v["impact"] in ("serious", "critical")
-    ]
-    assert serious == [], "\n".join(serious)
+    assert page.title(), "page has no title"
+    assert overflow(page) == [], "\n".join(overflow(page))
+    resize(page, PHONE)
+    assert overflow(page) == [], "\n".join(overflow(page))
 
 
 def test_page_was_built(site_dir, page_path):
@@ -84,16 +169,81 @@ def test_page_was_built(site_dir, page_path):
     )
 
 
-def test_code_colours_are_readable(open_page):
+def test_every_page_has_a_description(site_dir, page_path):
+    """A short description for search results and link previews, taken from
+    the page's first paragraph."""
+    import re
+    from html import unescape
+
+    text = (site_dir / page_path).read_text()
+    found = re.findall(r'<meta name="description" content="([^"]*)"', text)
+    assert len(found) == 1
+    description = unescape(found[0])
+    assert 40 <= len(description) <= 160, description
+    assert "<" not in description and "\n" not in description
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+@pytest.mark.parametrize("path", LAYOUTS)
+def test_accessibility(browser, site_url, path, mode):
+    """axe-core (the copy bundled with axe-playwright-python, injected from
+    disk) finds no serious or critical violation, colour contrast included,
+    with the widgets live, in the theme's light and dark modes."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    context = browser.new_context(
+        color_scheme=mode, viewport={"width": DESKTOP, "height": 900}
+    )
+    try:
+        page = context.new_page()
+        page.goto(site_url + path, wait_until="networkidle")
+        assert page.evaluate("document.documentElement.dataset.theme") == mode
+        settle(page)
+        # Code blocks are left out here: their colours are the theme's syntax
+        # style, the same on every page (checked once below), and their
+        # thousands of coloured spans would make axe take ten seconds a page.
+        scope = {"exclude": [[".highlight"]]}
+        options = {}
+        if mode == "dark":
+            # Only colours change with the mode: the other rules ran in light
+            # mode. On the API page, whose entries all share a few styles, the
+            # first two modules show them all (the whole page takes axe 12 s).
+            options = {"runOnly": {"type": "rule", "values": ["color-contrast"]}}
+            if path == "book/api.html":
+                scope["include"] = [
+                    [f"article section > section:nth-of-type({n})"] for n in (1, 2)
+                ]
+        results = Axe().run(page, context=scope, options=options).response
+        violations = results["violations"]
+        assert results["passes"] or violations, "axe checked nothing"
+    finally:
+        context.close()
+    serious = [
+        f"{v['id']} ({v['impact']}): {v['help']} — e.g. {v['nodes'][0]['html'][:160]}"
+        for v in violations
+        if v["impact"] in ("serious", "critical")
+    ]
+    assert serious == [], "\n".join(serious)
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+def test_code_colours_are_readable(browser, site_url, mode):
     """The syntax colours of code blocks (the theme's style, shared by every page)
     have enough contrast: axe's colour-contrast rule on one chapter's code."""
     from axe_playwright_python.sync_playwright import Axe
 
-    page, _ = open_page("book/01_tokens.html")
-    results = Axe().run(
-        page,
-        context={"include": [[".highlight"]]},
-        options={"runOnly": {"type": "rule", "values": ["color-contrast"]}},
+    context = browser.new_context(
+        color_scheme=mode, viewport={"width": DESKTOP, "height": 900}
     )
+    try:
+        page = context.new_page()
+        page.goto(site_url + "book/01_tokens.html", wait_until="networkidle")
+        results = Axe().run(
+            page,
+            context={"include": [[".highlight"]]},
+            options={"runOnly": {"type": "rule", "values": ["color-contrast"]}},
+        )
+    finally:
+        context.close()
     assert results.response["violations"] == []
     assert results.response["passes"], "axe checked no code at all"

@@ -30,6 +30,8 @@ def test_figures_stay_readable_in_dark_mode(browser, site_url):
         corners = page.evaluate(
             """async () => {
                 const imgs = [...document.querySelectorAll('.cell_output img')];
+                // Figures load lazily, as the reader scrolls to them: load them now.
+                imgs.forEach(i => { i.loading = 'eager'; });
                 await Promise.all(imgs.map(i => i.decode().catch(() => null)));
                 return imgs.map(img => {
                     const c = document.createElement('canvas');

@@ -1,0 +1,72 @@
+"""Formulas written out as MathML when the book is built, instead of typeset
+in the reader's browser by MathJax.
+
+A Sphinx HTML math renderer named ``mathml`` (chosen with
+``html_math_renderer: mathml`` in _config.yml). Every ``$...$`` and ``$$...$$``
+of the book becomes MathML, which every current browser draws itself: a
+formula appears with the text around it, the page no longer loads MathJax
+(a 1.2 MB script and its fonts), and nothing moves when it would have
+finished. The TeX source stays in the page as the MathML annotation, so
+copying a formula still gives TeX. The conversion is latex2mathml's; a
+formula it cannot convert fails the build (the build runs with -W).
+"""
+
+from __future__ import annotations
+
+import html
+
+from docutils import nodes
+from sphinx.locale import _
+from sphinx.util import logging
+from sphinx.util.math import get_node_equation_number
+
+logger = logging.getLogger(__name__)
+
+
+def setup(app):
+    app.add_html_math_renderer("mathml", (visit_math, None), (visit_displaymath, None))
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
+
+
+def mathml(tex: str, display: bool, node) -> str:
+    """MathML for ``tex``, with the TeX kept as its annotation."""
+    from latex2mathml.converter import convert
+
+    tex = tex.strip()
+    try:
+        markup = convert(tex, display="block" if display else "inline")
+    except Exception as error:  # latex2mathml raises its own and plain errors
+        logger.warning(
+            f"formula could not be converted to MathML ({error}): {tex}", location=node
+        )
+        return f"<code>{html.escape(tex)}</code>"
+    annotation = (
+        f'<annotation encoding="application/x-tex">{html.escape(tex)}</annotation>'
+    )
+    # Wrap the converted content in <semantics> so the TeX travels with it.
+    head, _, rest = markup.partition(">")
+    body, _, tail = rest.rpartition("</math>")
+    return f"{head}><semantics><mrow>{body}</mrow>{annotation}</semantics></math>{tail}"
+
+
+def visit_math(self, node: nodes.math) -> None:
+    self.body.append(
+        self.starttag(node, "span", "", CLASS="math notranslate nohighlight")
+    )
+    self.body.append(mathml(node.astext(), False, node))
+    self.body.append("</span>")
+    raise nodes.SkipNode
+
+
+def visit_displaymath(self, node: nodes.math_block) -> None:
+    self.body.append(self.starttag(node, "div", CLASS="math notranslate nohighlight"))
+    if node["number"]:
+        number = get_node_equation_number(self, node)
+        self.body.append(f'<span class="eqno">({number})')
+        self.add_permalink_ref(node, _("Link to this equation"))
+        self.body.append("</span>")
+    # Equations separated by a blank line are drawn one below the other.
+    for part in (p for p in node.astext().split("\n\n") if p.strip()):
+        self.body.append(mathml(part, True, node))
+    self.body.append("</div>\n")
+    raise nodes.SkipNode

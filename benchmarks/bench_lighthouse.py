@@ -1,0 +1,290 @@
+"""Lighthouse scores of every page of the built site, served compressed as
+GitHub Pages serves it.
+
+    python benchmarks/bench_lighthouse.py [PAGE ...] [--desktop]
+    python benchmarks/bench_lighthouse.py --activation   # cost of the first scroll
+
+The site is served by a small local server that gzips text (HTML, scripts,
+styles, JSON, SVG, fonts other than WOFF2) when the browser asks for it, like
+GitHub Pages. Lighthouse 12 comes from npm (`npx --yes lighthouse@12`, only
+here: nothing else needs Node) and drives Debian's Chromium in headless mode
+with its default mobile preset (simulated slow 4G, 4x slower CPU) or its
+desktop preset. Each page is measured RUNS times; the median run by
+performance score is reported.
+"""
+
+from __future__ import annotations
+
+import gzip
+import http.server
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "browser"))
+
+from conftest import CHROMIUM, CHROMIUM_ARGS, toc_pages  # noqa: E402
+
+LIGHTHOUSE = os.environ.get("LIGHTHOUSE", "lighthouse@12")
+RUNS = int(os.environ.get("LIGHTHOUSE_RUNS", "3"))
+DESKTOP_RUNS = int(os.environ.get("LIGHTHOUSE_DESKTOP_RUNS", "1"))
+CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
+METRICS = {  # audit id -> short name
+    "first-contentful-paint": "FCP",
+    "largest-contentful-paint": "LCP",
+    "total-blocking-time": "TBT",
+    "cumulative-layout-shift": "CLS",
+    "speed-index": "SI",
+}
+COMPRESSED = {
+    ".html",
+    ".js",
+    ".css",
+    ".json",
+    ".svg",
+    ".txt",
+    ".woff",
+    ".ttf",
+    ".map",
+    ".inv",
+}
+
+
+class GzipHandler(http.server.SimpleHTTPRequestHandler):
+    """Static files, gzipped (level 6, as most web servers do) when asked for."""
+
+    def log_message(self, *args):
+        pass
+
+    def send_head(self):
+        path = Path(self.translate_path(self.path))
+        if path.is_dir():
+            path = path / "index.html"
+        wants_gzip = "gzip" in self.headers.get("Accept-Encoding", "")
+        if not (wants_gzip and path.suffix in COMPRESSED and path.is_file()):
+            return super().send_head()
+        body = gzip.compress(path.read_bytes(), compresslevel=6)
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "max-age=600")  # what GitHub Pages sends
+        self.end_headers()
+        return _Body(body)
+
+
+class _Body:
+    """A file-like object over bytes, for SimpleHTTPRequestHandler.copyfile."""
+
+    def __init__(self, data: bytes):
+        self.data = data
+
+    def read(self, size: int = -1) -> bytes:
+        data, self.data = (
+            (self.data, b"") if size < 0 else (self.data[:size], self.data[size:])
+        )
+        return data
+
+    def close(self) -> None:
+        pass
+
+
+def serve(site: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
+    import functools
+
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(GzipHandler, directory=str(site))
+    )
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+def lighthouse(url: str, desktop: bool, out: Path) -> dict:
+    """One Lighthouse run: {category: score 0-100, metric: value (ms or CLS)}."""
+    flags = " ".join(["--headless=new", *CHROMIUM_ARGS])
+    command = [
+        "npx",
+        "--yes",
+        LIGHTHOUSE,
+        url,
+        "--quiet",
+        "--output=json",
+        f"--output-path={out}",
+        f"--only-categories={','.join(CATEGORIES)}",
+        f"--chrome-flags={flags}",
+    ]
+    if desktop:
+        command.append("--preset=desktop")
+    subprocess.run(
+        command,
+        check=True,
+        env={**os.environ, "CHROME_PATH": CHROMIUM},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    report = json.loads(out.read_text())
+    result = {c: round(100 * report["categories"][c]["score"]) for c in CATEGORIES}
+    for audit, name in METRICS.items():
+        result[name] = report["audits"][audit]["numericValue"]
+    result["failed audits"] = sorted(
+        a["id"]
+        for a in report["audits"].values()
+        if a.get("score") is not None
+        and a["score"] < 1
+        and a.get("scoreDisplayMode") in ("binary", "numeric", "metricSavings")
+        and a["id"] not in METRICS
+    )
+    return result
+
+
+def measure(
+    site: Path, pages: list[str], desktop: bool = False, runs: int = RUNS
+) -> dict[str, dict]:
+    """{page: the median run (by performance score) of `runs` Lighthouse runs}."""
+    server, url = serve(site)
+    results = {}
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            for page in pages:
+                done = [
+                    lighthouse(url + page, desktop, Path(tmp) / "report.json")
+                    for _ in range(runs)
+                ]
+                done.sort(key=lambda r: r["performance"])
+                results[page] = done[len(done) // 2]
+                results[page]["spread"] = (
+                    done[0]["performance"],
+                    done[-1]["performance"],
+                )
+                print(
+                    f"{'desktop' if desktop else 'mobile'} {page}: "
+                    f"{[r['performance'] for r in done]}",
+                    file=sys.stderr,
+                    flush=True,
+                )
+    finally:
+        server.shutdown()
+    return results
+
+
+def table(results: dict[str, dict]) -> str:
+    rows = [
+        "| page | performance | FCP | LCP | TBT | CLS | SI | accessibility "
+        "| best practices | SEO |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for page, r in results.items():
+        low, high = r["spread"]
+        spread = f" ({low}–{high})" if low != high else ""
+        rows.append(
+            f"| {page} | {r['performance']}{spread} | {r['FCP'] / 1000:.1f} s "
+            f"| {r['LCP'] / 1000:.1f} s | {r['TBT']:.0f} ms | {r['CLS']:.3f} "
+            f"| {r['SI'] / 1000:.1f} s | {r['accessibility']} | {r['best-practices']} "
+            f"| {r['seo']} |"
+        )
+    return "\n".join(rows)
+
+
+# What the reader's first scroll costs on a widget page: the widget manager,
+# the page's widget state and drawing every widget, on a phone-like browser
+# (Chromium's own throttling: 4x slower CPU, 150 ms round trip, 1.6 Mbit/s).
+ACTIVATION_JS = """async () => {
+    const start = performance.now();
+    let blocking = 0;
+    new PerformanceObserver(list => list.getEntries().forEach(
+        e => { blocking += Math.max(0, e.duration - 50); })).observe({type: 'longtask'});
+    window.scrollBy(0, 200);
+    await new Promise(resolve => {
+        const done = () => document.querySelector('.widget-subarea > *')
+                           && !document.querySelector('.widget-preview');
+        const poll = () => done() ? resolve() : setTimeout(poll, 50);
+        poll();
+    });
+    await new Promise(resolve => setTimeout(resolve, 300));  // let the last tasks end
+    const bytes = performance.getEntriesByType('resource')
+        .filter(r => r.startTime >= start).reduce((n, r) => n + r.transferSize, 0);
+    return {seconds: (performance.now() - start) / 1000, blocking, bytes};
+}"""
+
+
+def activation(site: Path) -> dict[str, dict]:
+    """{widget page: {seconds, blocking (ms), bytes}} for the first scroll."""
+    from playwright.sync_api import sync_playwright
+
+    pages = [
+        p
+        for p in toc_pages()
+        if "widget-preview" in (site / p).read_text(errors="replace")
+    ]
+    server, url = serve(site)
+    results = {}
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(
+                executable_path=CHROMIUM, args=CHROMIUM_ARGS
+            )
+            for path in pages:
+                context = browser.new_context(viewport={"width": 412, "height": 823})
+                page = context.new_page()
+                cdp = context.new_cdp_session(page)
+                cdp.send("Network.enable")
+                cdp.send(
+                    "Network.emulateNetworkConditions",
+                    {
+                        "offline": False,
+                        "latency": 150,
+                        "downloadThroughput": 1.6e6 / 8,
+                        "uploadThroughput": 750e3 / 8,
+                    },
+                )
+                cdp.send("Emulation.setCPUThrottlingRate", {"rate": 4})
+                page.goto(url + path, wait_until="networkidle", timeout=120_000)
+                results[path] = page.evaluate(ACTIVATION_JS)
+                context.close()
+            browser.close()
+    finally:
+        server.shutdown()
+    return results
+
+
+def activation_table(site: Path) -> str:
+    rows = [
+        "Making the widgets live on the reader's first scroll (Chromium's own "
+        "throttling: 4x slower CPU, 150 ms round trip, 1.6 Mbit/s; 412 px wide):\n",
+        "| page | fetched | until every widget is live | main thread blocked |",
+        "|---|---:|---:|---:|",
+    ]
+    for page, r in activation(site).items():
+        rows.append(
+            f"| {page} | {r['bytes'] / 1e6:.2f} MB | {r['seconds']:.1f} s "
+            f"| {r['blocking']:.0f} ms |"
+        )
+    return "\n".join(rows)
+
+
+def main(args: list[str]) -> None:
+    site = Path(os.environ.get("BOOK_SITE", ROOT / "_build" / "html"))
+    if "--activation" in args:
+        print(activation_table(site))
+        return
+    desktop = "--desktop" in args
+    pages = [a for a in args if not a.startswith("--")] or toc_pages()
+    results = measure(site, pages, desktop, DESKTOP_RUNS if desktop else RUNS)
+    print(table(results))
+    for page, r in results.items():
+        if r["failed audits"]:
+            print(f"{page}: {', '.join(r['failed audits'])}")
+    print(
+        "median performance:",
+        statistics.median(r["performance"] for r in results.values()),
+    )
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

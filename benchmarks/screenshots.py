@@ -1,0 +1,72 @@
+"""Full-page screenshots of every page of the built site, on a phone and on a
+desktop, in light and in dark mode, for a person to look at.
+
+    python benchmarks/screenshots.py [PAGE ...]     # or: make screenshots
+
+Writes `_build/screenshots/all/<page>-<width>-<mode>.jpg` (390 px is a common
+phone, 1280 px a laptop). Every widget is made live first (the way a reader's
+first scroll does) and every formula typeset, so the pictures show what a
+reader sees once the page has settled.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import sys
+import threading
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "browser"))
+
+from conftest import CHROMIUM, CHROMIUM_ARGS, SITE, toc_pages  # noqa: E402
+from test_pages import load_images, settle  # noqa: E402
+
+WIDTHS = (390, 1280)
+MODES = ("light", "dark")
+OUT = SITE.parent / "screenshots" / "all"
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def main(pages: list[str]) -> None:
+    from playwright.sync_api import sync_playwright
+
+    OUT.mkdir(parents=True, exist_ok=True)
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(SITE))
+    )
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=CHROMIUM_ARGS
+        )
+        for width in WIDTHS:
+            for mode in MODES:
+                context = browser.new_context(
+                    viewport={"width": width, "height": 900}, color_scheme=mode
+                )
+                for path in pages:
+                    page = context.new_page()
+                    page.goto(url + path, wait_until="networkidle")
+                    settle(page)
+                    load_images(page)
+                    name = path.replace("/", "_").replace(".html", "")
+                    target = OUT / f"{name}-{width}-{mode}.jpg"
+                    page.screenshot(
+                        path=target, full_page=True, type="jpeg", quality=70
+                    )
+                    print(target.relative_to(ROOT), flush=True)
+                    page.close()
+                context.close()
+        browser.close()
+    server.shutdown()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:] or toc_pages())

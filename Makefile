@@ -63,6 +63,7 @@ $(STAMP): requirements.txt constraints.txt pyproject.toml
 # rebuilt each time (about 20 s), so a change to the CSS, the assets, the
 # configuration or the package's docstrings always reaches the site.
 book: $(STAMP)
+	rm -rf _build/html  # no page of an earlier build left behind
 	$(STATIC) $(BIN)/jupyter-book build . -W -n --keep-going --all
 
 lint: $(STAMP)

@@ -102,7 +102,9 @@ def _on_page(app, pagename, templatename, context, doctree) -> None:
     scripts = context.get("script_files")
     if not isinstance(scripts, list):
         return
-    context["metatags"] += preload_mathjax(app, context, scripts)
+    context["metatags"] = (context.get("metatags") or "") + preload_mathjax(
+        app, context, scripts
+    )
     state = next(
         (js for js in scripts if js.attributes.get("type") == STATE_TYPE), None
     )

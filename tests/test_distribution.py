@@ -187,8 +187,9 @@ def built_chapter(tmp_path: Path, url: str) -> str:
     book = yaml.safe_load((ROOT / "_config.yml").read_text())
     book["repository"]["url"] = url
     book["execute"]["execute_notebooks"] = "off"
-    book["sphinx"]["local_extensions"] = {
-        "repository_buttons": str(ROOT / "book" / "_ext")
+    book["sphinx"]["local_extensions"] = {  # the book's own extensions, from here
+        name: str(ROOT / path)
+        for name, path in book["sphinx"]["local_extensions"].items()
     }
     del book["html"]["favicon"]
     book.pop("bibtex_bibfiles", None)

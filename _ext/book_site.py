@@ -96,8 +96,8 @@ def _on_page(app, pagename, templatename, context, doctree) -> None:
             f'\n    <meta name="description" content="{html.escape(description)}" />'
         )
     if "body" in context:
-        context["body"] = break_points(
-            size_images(context["body"], _image_sources(app))
+        context["body"] = zoomable(
+            break_points(size_images(context["body"], _image_sources(app)))
         )
     scripts = context.get("script_files")
     if not isinstance(scripts, list):
@@ -240,6 +240,18 @@ def size_images(body: str, sources: dict[str, Path]) -> str:
         return f"{tag[:end].rstrip()} {' '.join(extra)} {tag[end:]}".replace("  ", " ")
 
     return IMG.sub(replace, body)
+
+
+FIGURE = re.compile(r'<img\b[^>]*\ssrc="((?:\.\./)*_images/[^"]+)"[^>]*>')
+
+
+def zoomable(body: str) -> str:
+    """Every figure (an image of the book's own, in ``_images/``) becomes a
+    link to itself: on a phone a tap opens it at full size, where it can be
+    zoomed (the figures are drawn at twice their shown resolution)."""
+    return FIGURE.sub(
+        lambda m: f'<a class="figure-zoom" href="{m.group(1)}">{m.group(0)}</a>', body
+    )
 
 
 def image_size(path: Path) -> tuple[int, int] | None:

@@ -81,3 +81,19 @@ def test_contents_panel_fits_long_code_headings(open_page):
     )
     assert page.locator(".bd-sidebar-secondary code").count() >= 4
     assert overflow == []
+
+
+def test_figures_open_at_full_size_on_a_phone(open_page):
+    """On a phone a figure is shrunk to the width of the screen; tapping it
+    opens the picture itself, drawn at twice the size it is shown at."""
+    page, _ = open_page("book/05_scores.html", width=360)
+    figure = page.locator("a.figure-zoom").first
+    figure.scroll_into_view_if_needed()
+    shown = figure.locator("img").evaluate("img => img.getBoundingClientRect().width")
+    href = figure.get_attribute("href")
+    assert href.endswith(".png")
+    page.goto(page.url.rsplit("/", 1)[0] + "/" + href)
+    natural = page.evaluate("document.images[0].naturalWidth")
+    assert (
+        natural >= 2.5 * shown
+    )  # a 360 px screen shows a 700 px figure at about 330 px

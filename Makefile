@@ -68,7 +68,7 @@ book: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks book scripts _ext
-	$(BIN)/ruff format --check src tests benchmarks scripts _ext
+	$(BIN)/ruff format --check src tests benchmarks scripts _ext book
 
 unit: $(STAMP)
 	$(KERNELS) $(BIN)/python -m pytest -q -p no:nbval -p no:cacheprovider -n 2 -m "not browser"

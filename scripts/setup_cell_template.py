@@ -11,7 +11,8 @@ def _set_up_mha():
     import tempfile
 
     class MhaSetupError(Exception):
-        def _render_traceback_(self):  # Jupyter shows the message alone, no traceback
+        # Jupyter shows the message alone, no traceback.
+        def _render_traceback_(self):
             return [f"{type(self).__name__}: {self}"]
 
     def version(distribution):

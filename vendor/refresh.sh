@@ -9,13 +9,14 @@ set -euo pipefail
 WIDGETS=@jupyter-widgets/html-manager@1.0.15
 REQUIREJS=requirejs@2.3.8
 MATHJAX=mathjax@3.2.2
+MATHFONT=@fontsource/stix-two-math@5.3.0
 
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 cd "$work"
-for spec in "$WIDGETS" "$REQUIREJS" "$MATHJAX"; do
+for spec in "$WIDGETS" "$REQUIREJS" "$MATHJAX" "$MATHFONT"; do
   tarball=$(npm pack --silent "$spec")
   name=${spec%@*}; name=${name#@}; name=${name//\//-}
   mkdir -p "$name" && tar -xzf "$tarball" -C "$name" --strip-components=1
@@ -41,9 +42,15 @@ cp -r mathjax/es5/output/chtml/fonts/woff-v2 "$out/mathjax/output/chtml/fonts/"
 cp -r mathjax/es5/input/tex/extensions "$out/mathjax/input/tex/"
 cp -r mathjax/es5/ui mathjax/es5/a11y "$out/mathjax/"
 
+# The math font the formulas (MathML) are drawn with, so that they look the
+# same on a machine without one.
+mkdir -p "$out/fonts"
+cp fontsource-stix-two-math/files/stix-two-math-latin-400-normal.woff2 "$out/fonts/stix-two-math.woff2"
+
 # Licences, kept beside the files they cover.
 cp mathjax/LICENSE "$here/licenses/mathjax-LICENSE.txt"
 cp jupyter-widgets-html-manager/dist/embed.js.LICENSE.txt \
    "$here/licenses/html-manager-bundled-LICENSES.txt"
+cp fontsource-stix-two-math/LICENSE "$here/licenses/stix-two-math-OFL.txt"
 head -4 requirejs/require.js > "$here/licenses/requirejs-LICENSE-header.txt"
 echo "vendor/static refreshed"

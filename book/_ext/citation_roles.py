@@ -16,8 +16,9 @@ DEPRECATED = 'role="doc-biblioentry"'
 LIST_ITEM = 'role="listitem"'
 
 
-def entries_as_list_items(app: Any, pagename: str, templatename: str, context: dict,
-                          doctree: Any) -> None:
+def entries_as_list_items(
+    app: Any, pagename: str, templatename: str, context: dict, doctree: Any
+) -> None:
     """``html-page-context``: rewrite the entries' role in the page's body."""
     body = context.get("body")
     if isinstance(body, str) and DEPRECATED in body:

@@ -17,8 +17,18 @@ from __future__ import annotations
 
 from typing import Any
 
-REPOSITORY_BUTTONS = ("use_repository_button", "use_issues_button", "use_edit_page_button")
-LAUNCHERS = ("binderhub_url", "colab_url", "jupyterhub_url", "deepnote_url", "jupyterlite_url")
+REPOSITORY_BUTTONS = (
+    "use_repository_button",
+    "use_issues_button",
+    "use_edit_page_button",
+)
+LAUNCHERS = (
+    "binderhub_url",
+    "colab_url",
+    "jupyterhub_url",
+    "deepnote_url",
+    "jupyterlite_url",
+)
 
 
 def configure_buttons(app: Any, config: Any) -> None:
@@ -26,8 +36,10 @@ def configure_buttons(app: Any, config: Any) -> None:
     options = config.html_theme_options
     url = options.get("repository_url") or ""
     if not isinstance(url, str):
-        raise TypeError(f"repository.url in _config.yml must be a string (an https:// "
-                        f"address, or empty); got {url!r}")
+        raise TypeError(
+            f"repository.url in _config.yml must be a string (an https:// "
+            f"address, or empty); got {url!r}"
+        )
     has_address = bool(url.strip())
     for button in REPOSITORY_BUTTONS:
         options[button] = has_address

@@ -189,7 +189,7 @@ class DecoderBlock(nn.Module):
             allowed = allowed & extra  # (…, x_len, x_len)
         attended, _ = self.self_attention(x, x, x, allowed)  # (batch, x_len, d_model)
         x = self.norm1(x + self.dropout(attended))  # (batch, x_len, d_model)
-        # Queries from the decoder, keys and values from the encoder: (batch, x_len, d_model).
+        # Queries from the decoder, keys and values from the encoder (memory).
         attended, _ = self.cross_attention(x, memory, memory, memory_mask)
         x = self.norm2(x + self.dropout(attended))  # (batch, x_len, d_model)
         changed = self.feed_forward(x)  # (batch, x_len, d_model)

@@ -15,8 +15,9 @@ from mha.attention import MultiHeadAttention
 
 
 def packed_in_proj(layer: MultiHeadAttention) -> tuple[torch.Tensor, torch.Tensor]:
-    """``Wq``, ``Wk`` and ``Wv`` of ``layer`` stacked row-wise, as PyTorch packs them:
-    ``in_proj_weight (3*d_model, d_model)`` and ``in_proj_bias (3*d_model,)``."""
+    """``Wq``, ``Wk`` and ``Wv`` of ``layer`` stacked row-wise, as PyTorch
+    packs them: ``in_proj_weight (3*d_model, d_model)`` and
+    ``in_proj_bias (3*d_model,)``."""
     projections = (layer.Wq, layer.Wk, layer.Wv)
     weight = torch.cat([w.weight for w in projections])  # (3*d_model, d_model)
     bias = torch.cat([w.bias for w in projections])  # (3*d_model,)

@@ -248,10 +248,17 @@ FIGURE = re.compile(r'<img\b[^>]*\ssrc="((?:\.\./)*_images/[^"]+)"[^>]*>')
 def zoomable(body: str) -> str:
     """Every figure (an image of the book's own, in ``_images/``) becomes a
     link to itself: on a phone a tap opens it at full size, where it can be
-    zoomed (the figures are drawn at twice their shown resolution)."""
-    return FIGURE.sub(
-        lambda m: f'<a class="figure-zoom" href="{m.group(1)}">{m.group(0)}</a>', body
-    )
+    zoomed (the figures are drawn at twice their shown resolution). An image
+    that is already a link (Sphinx makes some) is left alone."""
+
+    def wrap(match: re.Match) -> str:
+        if re.search(
+            r"<a\b[^>]*>\s*$", body[max(0, match.start() - 400) : match.start()]
+        ):
+            return match.group(0)
+        return f'<a class="figure-zoom" href="{match.group(1)}">{match.group(0)}</a>'
+
+    return FIGURE.sub(wrap, body)
 
 
 def image_size(path: Path) -> tuple[int, int] | None:

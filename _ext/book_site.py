@@ -10,9 +10,11 @@ On every HTML page it
 - puts a static preview before each widget: the widget as it first looks
   (labels, the chosen value of each control, the first frame), built from
   the page's widget state;
-- on pages with formulas, asks for MathJax and its three most used fonts
-  at once (``<link rel="preload">``): MathJax stays deferred, but the
-  formulas are typeset, and the lines around them settle, seconds earlier;
+- on pages with formulas (MathML, written when the book is built), asks
+  for the math font the site serves at once (``<link rel="preload">``), so
+  that it is there for the first paint; if the book is switched back to
+  MathJax (``html_math_renderer: mathjax``), asks for MathJax and its three
+  most used fonts the same way;
 - lets long inline code (``torch.nn.functional.scaled_dot_product_attention``)
   break after its dots, underscores and commas (``<wbr>``) rather than
   anywhere, when it has to break to fit a phone;
@@ -29,7 +31,8 @@ On every HTML page it
   ``file://`` too.)
 
 The template ``templates/layout.html`` keeps Sphinx's search scripts and the
-search index off every page but the search page, where they are used.
+search index off every page but the search page, where they are used, and
+settles the colour theme (light or dark) before the first paint.
 """
 
 from __future__ import annotations
@@ -96,14 +99,16 @@ def _on_page(app, pagename, templatename, context, doctree) -> None:
             f'\n    <meta name="description" content="{html.escape(description)}" />'
         )
     if "body" in context:
-        context["body"] = zoomable(
-            break_points(size_images(context["body"], _image_sources(app)))
+        context["body"] = break_points(
+            size_images(context["body"], _image_sources(app))
         )
     scripts = context.get("script_files")
     if not isinstance(scripts, list):
         return
-    context["metatags"] = (context.get("metatags") or "") + preload_mathjax(
-        app, context, scripts
+    context["metatags"] = (
+        (context.get("metatags") or "")
+        + preload_mathjax(app, context, scripts)
+        + preload_math_font(context)
     )
     state = next(
         (js for js in scripts if js.attributes.get("type") == STATE_TYPE), None
@@ -174,6 +179,22 @@ def preload_mathjax(app, context, scripts) -> str:
     return "".join(f"\n    {link}" for link in links)
 
 
+MATH_FONT = "_static/fonts/stix-two-math.woff2"
+
+
+def preload_math_font(context) -> str:
+    """On a page with MathML formulas, a <link rel="preload"> for the math font
+    the book serves (assets/book.css), so that it is there for the first paint
+    (the style sheet uses it only if it is: font-display optional, no shift)."""
+    if "<math" not in context.get("body", ""):
+        return ""
+    href = context["pathto"](MATH_FONT, 1)
+    return (
+        f'\n    <link rel="preload" as="font" type="font/woff2" crossorigin="anonymous" '
+        f'href="{href}" />'
+    )
+
+
 def _deferred(js):
     """The same script, loaded with ``defer`` (inline scripts and JSON stay as they are)."""
     attributes = dict(js.attributes)
@@ -240,25 +261,6 @@ def size_images(body: str, sources: dict[str, Path]) -> str:
         return f"{tag[:end].rstrip()} {' '.join(extra)} {tag[end:]}".replace("  ", " ")
 
     return IMG.sub(replace, body)
-
-
-FIGURE = re.compile(r'<img\b[^>]*\ssrc="((?:\.\./)*_images/[^"]+)"[^>]*>')
-
-
-def zoomable(body: str) -> str:
-    """Every figure (an image of the book's own, in ``_images/``) becomes a
-    link to itself: on a phone a tap opens it at full size, where it can be
-    zoomed (the figures are drawn at twice their shown resolution). An image
-    that is already a link (Sphinx makes some) is left alone."""
-
-    def wrap(match: re.Match) -> str:
-        if re.search(
-            r"<a\b[^>]*>\s*$", body[max(0, match.start() - 400) : match.start()]
-        ):
-            return match.group(0)
-        return f'<a class="figure-zoom" href="{match.group(1)}">{match.group(0)}</a>'
-
-    return FIGURE.sub(wrap, body)
 
 
 def image_size(path: Path) -> tuple[int, int] | None:

@@ -3,11 +3,13 @@ headless Chromium (Debian's, driven by Playwright) that may reach nothing else."
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import os
 import sys
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -51,16 +53,44 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-@pytest.fixture(scope="session")
-def site_url():
+class _SlowHandler(_QuietHandler):
+    """Sends pages and style sheets at once, and everything else (scripts,
+    fonts, images, widget state) LATE seconds later: a slow network, where a
+    browser has drawn the page before its scripts and fonts arrive."""
+
+    LATE = 0.3
+
+    def do_GET(self):
+        if not urlsplit(self.path).path.endswith((".html", ".css", "/")):
+            time.sleep(self.LATE)
+        super().do_GET()
+
+
+@contextlib.contextmanager
+def _serve(handler_class):
     if not (SITE / "index.html").exists():
         pytest.fail("the site is not built: run `make book` first")
-    handler = functools.partial(_QuietHandler, directory=str(SITE))
+    handler = functools.partial(handler_class, directory=str(SITE))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+
+
+@pytest.fixture(scope="session")
+def site_url():
+    with _serve(_QuietHandler) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def slow_site_url():
+    """The site as a slow network delivers it (see _SlowHandler)."""
+    with _serve(_SlowHandler) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -87,7 +87,7 @@ def test_figures_open_at_full_size_on_a_phone(open_page):
     """On a phone a figure is shrunk to the width of the screen; tapping it
     opens the picture itself, drawn at twice the size it is shown at."""
     page, _ = open_page("book/05_scores.html", width=360)
-    figure = page.locator("a.figure-zoom").first
+    figure = page.locator(".cell_output a.image-reference").first
     figure.scroll_into_view_if_needed()
     shown = figure.locator("img").evaluate("img => img.getBoundingClientRect().width")
     href = figure.get_attribute("href")
@@ -97,3 +97,55 @@ def test_figures_open_at_full_size_on_a_phone(open_page):
     assert (
         natural >= 2.5 * shown
     )  # a 360 px screen shows a 700 px figure at about 330 px
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_colour_theme_is_chosen_before_any_script_runs(browser, site_url, scheme):
+    """The theme's style sheet only has light and dark colours. Before any
+    script file has run (here: none may load), the page already has the
+    reader's theme, so nothing is drawn first without its colours and then redrawn."""
+    context = browser.new_context(color_scheme=scheme)
+    try:
+        context.route(
+            "**/*.js*",
+            lambda route: route.abort(),
+        )
+        page = context.new_page()
+        page.goto(site_url + "book/09_playground.html", wait_until="load")
+        assert page.evaluate("document.documentElement.dataset.theme") == scheme
+    finally:
+        context.close()
+
+
+# Google's threshold for a page that does not move while it loads.
+GOOD_LAYOUT_SHIFT = 0.1
+RECORD_SHIFTS = """
+window.layoutShifts = [];
+new PerformanceObserver(list => {
+    for (const entry of list.getEntries()) {
+        if (!entry.hadRecentInput) window.layoutShifts.push(entry.value);
+    }
+}).observe({type: 'layout-shift', buffered: true});
+"""
+
+
+def test_pages_do_not_move_while_loading(browser, slow_site_url, page_path):
+    """On a phone on a slow network the page is drawn before its scripts,
+    fonts and images arrive; when they do, the text a reader has started
+    reading stays where it is: the page's cumulative layout shift is below
+    Google's "good" threshold."""
+    context = browser.new_context(
+        viewport={"width": 412, "height": 823},
+        device_scale_factor=1.75,
+        is_mobile=True,
+        has_touch=True,
+    )
+    try:
+        page = context.new_page()
+        page.add_init_script(RECORD_SHIFTS)
+        page.goto(slow_site_url + page_path, wait_until="load")
+        page.wait_for_timeout(500)  # fonts, the theme's last touches
+        shifts = page.evaluate("window.layoutShifts")
+    finally:
+        context.close()
+    assert sum(shifts) < GOOD_LAYOUT_SHIFT, f"layout shifts {shifts}"

@@ -179,7 +179,7 @@ def preload_mathjax(app, context, scripts) -> str:
     return "".join(f"\n    {link}" for link in links)
 
 
-MATH_FONT = "_static/fonts/stix-two-math.woff2"
+MATH_FONT = "_static/fonts/stix-two-math-book.woff2"  # written by book_fonts
 
 
 def preload_math_font(context) -> str:

@@ -194,7 +194,11 @@ def section_site() -> str:
     site = ROOT / "_build" / "html"
     if not (site / "index.html").exists():
         _run(["make", "book"])
-    vendored = {site / "_static" / "widgets", site / "_static" / "mathjax"}
+    vendored = {
+        site / "_static" / "widgets",
+        site / "_static" / "mathjax",
+        site / "_static" / "fonts",
+    }
     total = sum(f.stat().st_size for f in site.rglob("*") if f.is_file())
     vendor_size = sum(
         f.stat().st_size for d in vendored for f in d.rglob("*") if f.is_file()
@@ -230,7 +234,8 @@ def section_site() -> str:
     return (
         "## The built site\n\n"
         f"Total {total / 1e6:.1f} MB, of which {vendor_size / 1e6:.1f} MB are the vendored "
-        "widget manager and MathJax (shared by every page, loaded once).\n\n"
+        "widget manager, MathJax and the math font (shared by every page, loaded once; "
+        "MathJax only if the book is switched back to it).\n\n"
         "Page weight = the HTML (which embeds the widget state and its precomputed "
         "frames) + the images it references; vendored scripts, theme CSS and fonts "
         "excluded.\n\n"
@@ -332,7 +337,8 @@ def main(names: list[str]) -> None:
         )
     header = (
         "# Benchmark results\n\n"
-        f"Made by `make bench` on {date.today()}: {platform.machine()}, "
+        "Made by `make bench` (or `python benchmarks/run.py <sections>`, which "
+        f"replaces those sections); last run on {date.today()}: {platform.machine()}, "
         f"{os.cpu_count()} cores, Python {platform.python_version()}, "
         f"torch {torch.__version__} ({torch.get_num_threads()} threads).\n"
     )
@@ -345,8 +351,8 @@ def main(names: list[str]) -> None:
     results = ROOT / "benchmarks" / "RESULTS.md"
     if names == list(SECTIONS) or not results.exists():
         results.write_text(report)
-    else:  # only some sections: replace those in the last full report
-        results.write_text(replace_sections(results.read_text(), parts[1:]))
+    else:  # only some sections: replace those (and the header) in the last report
+        results.write_text(replace_sections(results.read_text(), parts))
 
 
 def replace_sections(report: str, sections: list[str]) -> str:
@@ -354,6 +360,8 @@ def replace_sections(report: str, sections: list[str]) -> str:
     "## " heading (appended at the end if it has none)."""
     pieces = re.split(r"^## ", report, flags=re.M)
     parts = pieces[:1] + ["## " + piece for piece in pieces[1:]]
+    if sections and not sections[0].startswith("## "):  # a new header
+        parts[0], sections = sections[0].rstrip("\n") + "\n\n", sections[1:]
     for section in sections:
         heading = section.split("\n", 1)[0]
         matches = [

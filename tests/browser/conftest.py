@@ -111,6 +111,7 @@ def browser():
 class PageLog:
     """Everything a page did that a reader should never see."""
 
+    requested: list[str] = field(default_factory=list)
     external: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
     console: list[str] = field(default_factory=list)
@@ -137,6 +138,7 @@ def open_page(browser, site_url):
 
         def route(route):
             url = route.request.url
+            log.requested.append(url)
             if url.startswith(site_url) or urlsplit(url).scheme in ("data", "blob"):
                 route.continue_()
             else:

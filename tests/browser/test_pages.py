@@ -129,6 +129,11 @@ CUT_AT_LEFT = """() => [...document.querySelectorAll('.bd-article *')].filter(el
           + JSON.stringify(el.textContent.trim().slice(0, 60)))"""
 
 
+# The fonts _ext/book_fonts.py cuts down: a page fetches one whole only if it
+# shows a character that is not in the copy.
+WHOLE_FONTS = ("/stix-two-math.woff2", "/fa-solid-900.woff2")
+
+
 def overflow(page) -> list[str]:
     return page.evaluate(OVERFLOW) + page.evaluate(CUT_AT_LEFT)
 
@@ -161,6 +166,11 @@ def test_page_renders_offline(open_page, page_path):
     assert overflow(page) == [], "\n".join(overflow(page))
     resize(page, PHONE)
     assert overflow(page) == [], "\n".join(overflow(page))
+    whole_fonts = [url for url in log.requested if url.endswith(WHOLE_FONTS)]
+    assert whole_fonts == [], (
+        f"the page needed a character its font's copy lacks (_ext/book_fonts.py) "
+        f"and fetched the whole font: {whole_fonts}"
+    )
 
 
 def test_page_was_built(site_dir, page_path):

@@ -17,7 +17,8 @@ and a style sheet, ``_static/book-fonts.css``, that declares each copy for
 exactly the characters it has (``unicode-range``). The whole fonts stay
 declared too: a browser fetches one only if a page shows a character its
 copy lacks, so a new icon or symbol is never drawn wrong, only slower
-(``tests/browser`` fails if any page fetches a whole font).
+(the browser tests fail if a page fetches a whole font, or if a formula
+drawn with the copy differs from the same formula drawn with the whole font).
 """
 
 from __future__ import annotations

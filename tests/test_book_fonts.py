@@ -1,6 +1,6 @@
 """The site's fonts cut down to the book's characters (_ext/book_fonts.py).
 That the copies draw every formula as the whole font does is checked in a
-browser (tests/browser/test_fonts.py); here, the pieces."""
+browser, on every page (tests/browser/test_pages.py); here, the pieces."""
 
 from __future__ import annotations
 

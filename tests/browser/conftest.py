@@ -58,7 +58,7 @@ class _SlowHandler(_QuietHandler):
     fonts, images, widget state) LATE seconds later: a slow network, where a
     browser has drawn the page before its scripts and fonts arrive."""
 
-    LATE = 0.3
+    LATE = 0.15
 
     def do_GET(self):
         if not urlsplit(self.path).path.endswith((".html", ".css", "/")):
@@ -126,20 +126,35 @@ class PageLog:
         )
 
 
+# Every layout shift of the page (https://web.dev/articles/cls), as the
+# browser reports it, in window.layoutShifts.
+RECORD_LAYOUT_SHIFTS = """
+window.layoutShifts = [];
+new PerformanceObserver(list => {
+    for (const entry of list.getEntries()) {
+        if (!entry.hadRecentInput) window.layoutShifts.push(entry.value);
+    }
+}).observe({type: 'layout-shift', buffered: true});
+"""
+
+
 @pytest.fixture
-def open_page(browser, site_url):
-    """open_page(path) -> (page, log): the page loaded, with all traffic and messages logged."""
+def open_page(browser, site_url, slow_site_url):
+    """open_page(path) -> (page, log): the page loaded, with all traffic and
+    messages logged. ``slow=True``: served as a slow network serves it
+    (_SlowHandler), with its layout shifts recorded in window.layoutShifts."""
     contexts = []
 
-    def _open(path: str, width: int = 1280, height: int = 900):
+    def _open(path: str, width: int = 1280, height: int = 900, slow: bool = False):
         context = browser.new_context(viewport={"width": width, "height": height})
         contexts.append(context)
         log = PageLog()
+        base = slow_site_url if slow else site_url
 
         def route(route):
             url = route.request.url
             log.requested.append(url)
-            if url.startswith(site_url) or urlsplit(url).scheme in ("data", "blob"):
+            if url.startswith(base) or urlsplit(url).scheme in ("data", "blob"):
                 route.continue_()
             else:
                 log.external.append(url)
@@ -162,7 +177,9 @@ def open_page(browser, site_url):
                 and log.failed.append(f"{resp.url} HTTP {resp.status}")
             ),
         )
-        page.goto(site_url + path, wait_until="networkidle")
+        if slow:
+            page.add_init_script(RECORD_LAYOUT_SHIFTS)
+        page.goto(base + path, wait_until="networkidle")
         return page, log
 
     yield _open

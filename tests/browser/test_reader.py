@@ -115,37 +115,3 @@ def test_colour_theme_is_chosen_before_any_script_runs(browser, site_url, scheme
         assert page.evaluate("document.documentElement.dataset.theme") == scheme
     finally:
         context.close()
-
-
-# Google's threshold for a page that does not move while it loads.
-GOOD_LAYOUT_SHIFT = 0.1
-RECORD_SHIFTS = """
-window.layoutShifts = [];
-new PerformanceObserver(list => {
-    for (const entry of list.getEntries()) {
-        if (!entry.hadRecentInput) window.layoutShifts.push(entry.value);
-    }
-}).observe({type: 'layout-shift', buffered: true});
-"""
-
-
-def test_pages_do_not_move_while_loading(browser, slow_site_url, page_path):
-    """On a phone on a slow network the page is drawn before its scripts,
-    fonts and images arrive; when they do, the text a reader has started
-    reading stays where it is: the page's cumulative layout shift is below
-    Google's "good" threshold."""
-    context = browser.new_context(
-        viewport={"width": 412, "height": 823},
-        device_scale_factor=1.75,
-        is_mobile=True,
-        has_touch=True,
-    )
-    try:
-        page = context.new_page()
-        page.add_init_script(RECORD_SHIFTS)
-        page.goto(slow_site_url + page_path, wait_until="load")
-        page.wait_for_timeout(500)  # fonts, the theme's last touches
-        shifts = page.evaluate("window.layoutShifts")
-    finally:
-        context.close()
-    assert sum(shifts) < GOOD_LAYOUT_SHIFT, f"layout shifts {shifts}"

@@ -51,7 +51,6 @@ def test_live_explorer_follows_every_control(browser):
                 settings.mask == "padding"
             )
 
-        page.screenshot(path="/tmp/lab_after.png")
         check(settings)
         steps = [
             (lambda: explorer.slide("Heads", "End"), {"n_heads": 8}),

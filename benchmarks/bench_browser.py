@@ -16,7 +16,16 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 
 from conftest import CHROMIUM, CHROMIUM_ARGS, toc_pages  # noqa: E402
-from test_pages import DESKTOP, LAYOUTS, PHONE, load_images, overflow, resize, settle  # noqa: E402
+from test_pages import (  # noqa: E402
+    DESKTOP,
+    LAYOUTS,
+    PHONE,
+    axe_settings,
+    load_images,
+    overflow,
+    resize,
+    settle,
+)
 
 STEPS = ("load", "widgets and math", "images", "fits 1280 and 360 px")
 
@@ -69,7 +78,8 @@ def page_steps(site: Path) -> tuple[dict[str, dict[str, float]], dict[str, float
                 page.goto(url + path, wait_until="networkidle")
                 settle(page)
                 start = time.perf_counter()
-                Axe().run(page, context={"exclude": [[".highlight"]]})
+                scope, options = axe_settings(path, mode)
+                Axe().run(page, context=scope, options=options)
                 axe[f"{path} ({mode})"] = time.perf_counter() - start
                 context.close()
         browser.close()

@@ -271,6 +271,27 @@ def test_every_page_has_a_description(site_dir, page_path):
     assert "<" not in description and "\n" not in description
 
 
+ONLY_CONTRAST = {"runOnly": {"type": "rule", "values": ["color-contrast"]}}
+
+
+def axe_settings(path: str, mode: str) -> tuple[dict, dict]:
+    """(context, options) of the axe-core run on a page layout in a mode."""
+    # Code blocks are left out here: their colours are the theme's syntax
+    # style, the same on every page (checked once below), and their
+    # thousands of coloured spans would make axe take ten seconds a page.
+    scope = {"exclude": [[".highlight"]]}
+    # Only colours change with the mode: the other rules ran in light mode.
+    options = ONLY_CONTRAST if mode == "dark" else {}
+    if path == "book/api.html":
+        # The API page's entries all share a few styles: its first two
+        # modules show them all (the whole page takes axe 15 s), and its
+        # header and sidebars are those of the other pages, checked whole.
+        scope["include"] = [
+            [f"article section > section:nth-of-type({n})"] for n in (1, 2)
+        ]
+    return scope, options
+
+
 @pytest.mark.parametrize("mode", ["light", "dark"])
 @pytest.mark.parametrize("path", LAYOUTS)
 def test_accessibility(browser, site_url, path, mode):
@@ -287,21 +308,7 @@ def test_accessibility(browser, site_url, path, mode):
         page.goto(site_url + path, wait_until="networkidle")
         assert page.evaluate("document.documentElement.dataset.theme") == mode
         settle(page)
-        # Code blocks are left out here: their colours are the theme's syntax
-        # style, the same on every page (checked once below), and their
-        # thousands of coloured spans would make axe take ten seconds a page.
-        scope = {"exclude": [[".highlight"]]}
-        options = {}
-        if mode == "dark":
-            # Only colours change with the mode: the other rules ran in light mode.
-            options = {"runOnly": {"type": "rule", "values": ["color-contrast"]}}
-        if path == "book/api.html":
-            # The API page's entries all share a few styles: its first two
-            # modules show them all (the whole page takes axe 15 s), and its
-            # header and sidebars are those of the other pages, checked whole.
-            scope["include"] = [
-                [f"article section > section:nth-of-type({n})"] for n in (1, 2)
-            ]
+        scope, options = axe_settings(path, mode)
         results = Axe().run(page, context=scope, options=options).response
         violations = results["violations"]
         assert results["passes"] or violations, "axe checked nothing"
@@ -315,10 +322,12 @@ def test_accessibility(browser, site_url, path, mode):
     assert serious == [], "\n".join(serious)
 
 
-@pytest.mark.parametrize("mode", ["light", "dark"])
-def test_code_colours_are_readable(browser, site_url, mode):
-    """The syntax colours of code blocks (the theme's style, shared by every page)
-    have enough contrast: axe's colour-contrast rule on one chapter's code."""
+def contrast_check(
+    browser, url: str, mode: str, selector: str, must_have: str | None = None
+) -> dict:
+    """axe-core's colour-contrast rule on the elements ``selector`` picks on the
+    page at ``url``, in the theme's ``mode``: axe's response. ``must_have``:
+    elements the page must have for the check to mean something."""
     from axe_playwright_python.sync_playwright import Axe
 
     context = browser.new_context(
@@ -326,16 +335,27 @@ def test_code_colours_are_readable(browser, site_url, mode):
     )
     try:
         page = context.new_page()
-        page.goto(site_url + "book/01_tokens.html", wait_until="networkidle")
-        results = Axe().run(
-            page,
-            context={"include": [[".highlight"]]},
-            options={"runOnly": {"type": "rule", "values": ["color-contrast"]}},
+        page.goto(url, wait_until="networkidle")
+        for wanted in filter(None, (selector, must_have)):
+            assert page.locator(wanted).count() > 0, f"nothing matches {wanted}"
+        return (
+            Axe()
+            .run(page, context={"include": [[selector]]}, options=ONLY_CONTRAST)
+            .response
         )
     finally:
         context.close()
-    assert results.response["violations"] == []
-    assert results.response["passes"], "axe checked no code at all"
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+def test_code_colours_are_readable(browser, site_url, mode):
+    """The syntax colours of code blocks (the theme's style, shared by every page)
+    have enough contrast: axe's colour-contrast rule on one chapter's code."""
+    results = contrast_check(
+        browser, site_url + "book/01_tokens.html", mode, ".highlight"
+    )
+    assert results["violations"] == []
+    assert results["passes"], "axe checked no code at all"
 
 
 @pytest.mark.parametrize("mode", ["light", "dark"])
@@ -343,21 +363,9 @@ def test_exercise_boxes_are_readable(browser, site_url, mode):
     """Text and links in the exercises' tinted boxes (sphinx-exercise's style,
     in every chapter) have enough contrast: axe's colour-contrast rule on the
     exercises of a chapter whose exercises link to other chapters."""
-    from axe_playwright_python.sync_playwright import Axe
-
-    context = browser.new_context(
-        color_scheme=mode, viewport={"width": DESKTOP, "height": 900}
+    url = site_url + "book/12_block.html"
+    results = contrast_check(
+        browser, url, mode, "div.exercise", must_have="div.exercise a.reference"
     )
-    try:
-        page = context.new_page()
-        page.goto(site_url + "book/12_block.html", wait_until="networkidle")
-        assert page.locator("div.exercise a.reference").count() > 0
-        results = Axe().run(
-            page,
-            context={"include": [["div.exercise"]]},
-            options={"runOnly": {"type": "rule", "values": ["color-contrast"]}},
-        )
-    finally:
-        context.close()
-    assert results.response["violations"] == []
-    assert results.response["passes"], "axe checked no exercise at all"
+    assert results["violations"] == []
+    assert results["passes"], "axe checked no exercise at all"

@@ -10,11 +10,10 @@ On every HTML page it
 - puts a static preview before each widget: the widget as it first looks
   (labels, the chosen value of each control, the first frame), built from
   the page's widget state;
-- on pages with formulas (MathML, written when the book is built), asks
-  for the math font the site serves at once (``<link rel="preload">``), so
-  that it is there for the first paint; if the book is switched back to
-  MathJax (``html_math_renderer: mathjax``), asks for MathJax and its three
-  most used fonts the same way;
+- if the book is switched back to MathJax (``html_math_renderer: mathjax``;
+  by default formulas are MathML, written when the book is built, and
+  ``book_fonts`` preloads their font), asks for MathJax and its three most
+  used fonts at once (``<link rel="preload">``);
 - lets long inline code (``torch.nn.functional.scaled_dot_product_attention``)
   break after its dots, underscores and commas (``<wbr>``) rather than
   anywhere, when it has to break to fit a phone;
@@ -105,10 +104,8 @@ def _on_page(app, pagename, templatename, context, doctree) -> None:
     scripts = context.get("script_files")
     if not isinstance(scripts, list):
         return
-    context["metatags"] = (
-        (context.get("metatags") or "")
-        + preload_mathjax(app, context, scripts)
-        + preload_math_font(context)
+    context["metatags"] = (context.get("metatags") or "") + preload_mathjax(
+        app, context, scripts
     )
     state = next(
         (js for js in scripts if js.attributes.get("type") == STATE_TYPE), None
@@ -179,34 +176,16 @@ def preload_mathjax(app, context, scripts) -> str:
     return "".join(f"\n    {link}" for link in links)
 
 
-MATH_FONT = "_static/fonts/stix-two-math-book.woff2"  # written by book_fonts
-
-
-def preload_math_font(context) -> str:
-    """On a page with MathML formulas, a <link rel="preload"> for the math font
-    the book serves (assets/book.css), so that it is there for the first paint
-    (the style sheet uses it only if it is: font-display optional, no shift)."""
-    if "<math" not in context.get("body", ""):
-        return ""
-    href = context["pathto"](MATH_FONT, 1)
-    return (
-        f'\n    <link rel="preload" as="font" type="font/woff2" crossorigin="anonymous" '
-        f'href="{href}" />'
-    )
-
-
 def _deferred(js):
     """The same script, loaded with ``defer`` (inline scripts and JSON stay as they are)."""
-    attributes = dict(js.attributes)
     if (
         not js.filename
         or str(js.filename) in KEEP_BLOCKING
-        or "async" in attributes
-        or "defer" in attributes
+        or "async" in js.attributes
+        or "defer" in js.attributes
     ):
         return js
-    attributes["defer"] = "defer"
-    return type(js)(js.filename, priority=js.priority, **attributes)
+    return _with(js, {"defer": "defer"})
 
 
 # -- long inline code ---------------------------------------------------------
@@ -299,7 +278,10 @@ def page_description(doctree) -> str:
     if doctree is None:
         return ""
     for paragraph in doctree.findall(nodes.paragraph):
-        if _inside(paragraph, NOT_INTRO) or _in_cell_output(paragraph):
+        if _has_ancestor(
+            paragraph,
+            lambda n: isinstance(n, NOT_INTRO) or "cell_output" in n.get("classes", []),
+        ):
             continue
         text = " ".join(paragraph.astext().split())
         if len(text) >= 40:  # skip one-word lines such as a lone link or label
@@ -314,19 +296,10 @@ def shorten(text: str, limit: int = DESCRIPTION_LENGTH) -> str:
     return cut + "…"
 
 
-def _inside(node, kinds) -> bool:
+def _has_ancestor(node, test) -> bool:
     parent = node.parent
     while parent is not None:
-        if isinstance(parent, kinds):
-            return True
-        parent = parent.parent
-    return False
-
-
-def _in_cell_output(node) -> bool:
-    parent = node.parent
-    while parent is not None:
-        if "cell_output" in parent.get("classes", []):
+        if test(parent):
             return True
         parent = parent.parent
     return False

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import sys
 from pathlib import Path
@@ -111,3 +112,115 @@ def test_every_folded_cell_says_what_it_holds(notebook):
         assert labels.get("code_prompt_hide", "").startswith("Hide the code"), cell[
             "source"
         ][:80]
+
+
+# Proofs out of the reader's way: what the site shows is code that teaches (the
+# computation, the print, the shape check); every other check that backs the
+# prose runs under nbval in a cell the site removes and JupyterLab folds.
+
+
+def _is_shape(node: ast.expr) -> bool:
+    """``X.shape``, ``X.shape[1:]``, ``tuple(X.shape)``."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        return (
+            node.func.id == "tuple" and len(node.args) == 1 and _is_shape(node.args[0])
+        )
+    if isinstance(node, ast.Subscript):
+        return _is_shape(node.value)
+    return isinstance(node, ast.Attribute) and node.attr == "shape"
+
+
+def _is_size(node: ast.expr) -> bool:
+    """A literal shape: a tuple of numbers, names and arithmetic on them."""
+    return isinstance(node, ast.Tuple) and all(
+        isinstance(e, ast.Constant | ast.Name | ast.BinOp | ast.Attribute)
+        for e in node.elts
+    )
+
+
+def is_shape_check(statement: ast.Assert) -> bool:
+    """``assert Q.shape == K.shape == (3, 4, 6, 2)``, or several joined by ``and``."""
+    tests = (
+        statement.test.values
+        if isinstance(statement.test, ast.BoolOp)
+        else [statement.test]
+    )
+    for test in tests:
+        if not isinstance(test, ast.Compare) or not all(
+            isinstance(op, ast.Eq) for op in test.ops
+        ):
+            return False
+        sides = [test.left, *test.comparators]
+        if not any(map(_is_shape, sides)) or not all(
+            _is_shape(side) or _is_size(side) for side in sides
+        ):
+            return False
+    return True
+
+
+def _statements(cell: dict) -> ast.Module:
+    lines = "".join(cell["source"]).splitlines()
+    # IPython's magics and shell lines are not Python.
+    return ast.parse(
+        "\n".join(x for x in lines if not x.lstrip().startswith(("%", "!")))
+    )
+
+
+def _removed(cell: dict) -> bool:
+    return "remove-cell" in cell["metadata"].get("tags", [])
+
+
+def test_the_code_a_reader_sees_asserts_only_shapes(notebook):
+    """Every ``assert`` the site shows is a shape check; the other checks are in
+    removed cells."""
+    shown = [
+        ast.get_source_segment("".join(cell["source"]), node) or ast.unparse(node)
+        for cell in code_cells(notebook)
+        if not _removed(cell)
+        for node in ast.walk(_statements(cell))
+        if isinstance(node, ast.Assert) and not is_shape_check(node)
+    ]
+    assert not shown, "move these checks into a remove-cell cell: " + "; ".join(shown)
+
+
+def test_removed_cells_are_folded_checks_with_nothing_to_show(notebook):
+    """A cell the site removes is folded in JupyterLab (``jupyter.source_hidden``),
+    prints nothing, and, unless it is the set-up cell, checks something."""
+    for cell in code_cells(notebook)[1:]:
+        if not _removed(cell):
+            continue
+        where = f"cell {cell.get('id')}: {''.join(cell['source'])[:60]!r}"
+        assert cell["metadata"].get("jupyter", {}).get("source_hidden"), where
+        assert not cell["outputs"], f"a removed cell shows nothing on the site: {where}"
+        checks = [
+            node
+            for node in ast.walk(_statements(cell))
+            if isinstance(node, ast.Assert | ast.Raise)
+            or (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "attr", getattr(node.func, "id", "")).startswith(
+                    "assert"
+                )
+            )
+        ]
+        assert checks, f"a removed cell that checks nothing: {where}"
+
+
+@pytest.mark.parametrize(
+    ("line", "shape_check"),
+    [
+        ("assert X.shape == (3, 6, 8)", True),
+        ("assert Q.shape == K.shape == V.shape == (3, 6, 8)", True),
+        ("assert tuple(A.shape) == (batch, 4, 6, d_key)", True),
+        ("assert x.shape == (3, 6) and y.shape == (3, 6)", True),
+        ("assert X.shape[1:] == (6, 8)", True),
+        ("assert torch.equal(X, ex.X)", False),
+        ("assert X.shape == (3, 6, 8) and torch.equal(X, ex.X)", False),
+        ("assert len(vocab) == 16", False),
+        ("assert X.shape != (3, 6, 8)", False),
+        ("assert (3, 6, 8) == (3, 6, 8)", False),
+    ],
+)
+def test_what_counts_as_a_shape_check(line, shape_check):
+    (statement,) = ast.parse(line).body
+    assert is_shape_check(statement) is shape_check

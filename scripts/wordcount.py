@@ -63,14 +63,17 @@ def parts(toc: Path = ROOT / "_toc.yml") -> dict[str, list[str]]:
     return found
 
 
-def counts(html_dir: Path = HTML) -> dict[str, dict[str, int]]:
-    """Words per page, grouped by part."""
+def counts(
+    html_dir: Path = HTML, toc: Path = ROOT / "_toc.yml"
+) -> dict[str, dict[str, int]]:
+    """Words per page, grouped by part (a page that was not built is left out)."""
     return {
         part: {
             page: words((html_dir / f"{page}.html").read_text(encoding="utf-8"))
             for page in pages
+            if (html_dir / f"{page}.html").exists()
         }
-        for part, pages in parts().items()
+        for part, pages in parts(toc).items()
     }
 
 

@@ -363,7 +363,7 @@ def test_exercise_boxes_are_readable(browser, site_url, mode):
     """Text and links in the exercises' tinted boxes (sphinx-exercise's style,
     in every chapter) have enough contrast: axe's colour-contrast rule on the
     exercises of a chapter whose exercises link to other chapters."""
-    url = site_url + "book/12_block.html"
+    url = site_url + "book/10_block.html"
     results = contrast_check(
         browser, url, mode, "div.exercise", must_have="div.exercise a.reference"
     )

@@ -69,7 +69,7 @@ def test_exactly_one_search_field_is_visible(open_page, width):
 def test_contents_panel_fits_long_code_headings(open_page):
     """Headings such as ``F.multi_head_attention_forward: sequence-first``
     wrap inside the page's contents panel instead of running off the page."""
-    page, _ = open_page("book/10_pytorch.html")
+    page, _ = open_page("book/09_pytorch.html")
     overflow = page.evaluate(
         """() => {
             const panel = document.querySelector('.bd-sidebar-secondary');

@@ -34,6 +34,23 @@ from mha.attention import MultiHeadAttention
 __all__ = ["OVCircuit", "QKCircuit", "asymmetry", "ov_circuit", "qk_circuit"]
 
 
+def _check_rows(name: str, x: object, form: torch.Tensor) -> None:
+    """``x`` must be ``(..., length, d_model)`` in the form's dtype."""
+    d_model = form.size(0)
+    shape_text = f"(..., length, d_model={d_model})"
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(
+            f"{name} must be a torch.Tensor of shape {shape_text}, got {type(x).__name__}"
+        )
+    if x.dim() < 2 or x.size(-1) != d_model:
+        raise ValueError(f"{name} must have shape {shape_text}, got {tuple(x.shape)}")
+    if x.dtype != form.dtype:
+        raise TypeError(
+            f"{name} must have the form's dtype {form.dtype}, got {x.dtype}; "
+            f"convert it with .to({form.dtype})"
+        )
+
+
 class QKCircuit(NamedTuple):
     """Where one head looks: its scores as a bilinear form of the inputs.
 
@@ -63,15 +80,8 @@ class QKCircuit(NamedTuple):
         layer's scores up to a constant per row (the same softmax), or,
         with ``exact=True``, the layer's scores themselves.
         """
-        check_tensor("x_query", x_query, "(..., q_len, d_model)", dims=x_query.dim())
-        check_tensor("x_key", x_key, "(..., k_len, d_model)", dims=x_key.dim())
-        d_model = self.W.size(0)
-        for name, x in (("x_query", x_query), ("x_key", x_key)):
-            if x.dim() < 2 or x.size(-1) != d_model:
-                raise ValueError(
-                    f"{name} must have shape (..., length, d_model={d_model}), "
-                    f"got {tuple(x.shape)}"
-                )
+        _check_rows("x_query", x_query, self.W)
+        _check_rows("x_key", x_key, self.W)
         scores = x_query @ self.W @ x_key.transpose(-2, -1)  # (..., q_len, k_len)
         scores = scores + (x_key @ self.key).unsqueeze(-2)  # + each key's own term
         if exact:  # the terms every key of a row shares
@@ -96,12 +106,7 @@ class OVCircuit(NamedTuple):
         fully: ``x (..., k_len, d_model)`` → ``(..., k_len, d_model)``,
         ``W_OV x_j + bias`` for every key ``j``. Weighted by a head's attention
         ``p (..., q_len, k_len)``, ``p @ writes(x)`` is its contribution."""
-        check_tensor("x", x, "(..., k_len, d_model)", dims=x.dim())
-        if x.dim() < 2 or x.size(-1) != self.W.size(0):
-            raise ValueError(
-                f"x must have shape (..., k_len, d_model={self.W.size(0)}), "
-                f"got {tuple(x.shape)}"
-            )
+        _check_rows("x", x, self.W)
         return x @ self.W.T + self.bias  # (..., k_len, d_model)
 
 
@@ -119,8 +124,14 @@ def qk_circuit(layer: MultiHeadAttention, head: int) -> QKCircuit:
     """The QK circuit of ``head`` in ``layer`` (see the module's description)."""
     rows = _head_rows(layer, head)
     with torch.no_grad():
-        W_Q, b_Q = layer.Wq.weight[rows], layer.Wq.bias[rows]  # (d_key, d_model), (d_key,)
-        W_K, b_K = layer.Wk.weight[rows], layer.Wk.bias[rows]  # (d_key, d_model), (d_key,)
+        W_Q, b_Q = (
+            layer.Wq.weight[rows],
+            layer.Wq.bias[rows],
+        )  # (d_key, d_model), (d_key,)
+        W_K, b_K = (
+            layer.Wk.weight[rows],
+            layer.Wk.bias[rows],
+        )  # (d_key, d_model), (d_key,)
         return QKCircuit(
             W=W_Q.T @ W_K,  # (d_model, d_model)
             key=W_K.T @ b_Q,  # (d_model,)
@@ -134,7 +145,10 @@ def ov_circuit(layer: MultiHeadAttention, head: int) -> OVCircuit:
     """The OV circuit of ``head`` in ``layer`` (see the module's description)."""
     rows = _head_rows(layer, head)
     with torch.no_grad():
-        W_V, b_V = layer.Wv.weight[rows], layer.Wv.bias[rows]  # (d_key, d_model), (d_key,)
+        W_V, b_V = (
+            layer.Wv.weight[rows],
+            layer.Wv.bias[rows],
+        )  # (d_key, d_model), (d_key,)
         W_O = layer.Wo.weight[:, rows]  # (d_model, d_key)
         return OVCircuit(W=W_O @ W_V, bias=W_O @ b_V)  # (d_model, d_model), (d_model,)
 

@@ -151,6 +151,6 @@ AGREEMENT = Task(
     test_lengths=tuple(range(6, max(SHAPES) + 1)),
     draw=draw,
     test_sentences=100,
-    seeds=(0, 1, 2),
+    seeds=(0, 1, 2, 3, 4),
     max_length=max(SHAPES),
 )

@@ -116,7 +116,9 @@ def train(
     check_task(task)
     check_int("seed", seed, minimum=0)
     steps = task.steps if steps is None else steps
-    batch_size = check_int("batch_size", task.batch_size if batch_size is None else batch_size)
+    batch_size = check_int(
+        "batch_size", task.batch_size if batch_size is None else batch_size
+    )
     lr = task.lr if lr is None else lr
     low, high = task.lengths
     with one_thread(), torch.enable_grad():
@@ -134,9 +136,7 @@ def train(
     return TrainingRun(task, model, losses, behaviour(task, model)["joint"])
 
 
-def save(
-    task: Task, path: str | Path | None = None
-) -> dict[tuple[int, int], dict]:
+def save(task: Task, path: str | Path | None = None) -> dict[tuple[int, int], dict]:
     """Train a model for every head count and every seed of ``task.seeds``
     (the task's settings otherwise), save their weights to ``path`` (by
     default ``task.weights_file``, in the package) and return what each
@@ -144,7 +144,9 @@ def save(
     check_task(task)
     path = task.weights_file if path is None else Path(path)
     models = {
-        (n, seed): train(task, n, seed).model for n in HEAD_COUNTS for seed in task.seeds
+        (n, seed): train(task, n, seed).model
+        for n in HEAD_COUNTS
+        for seed in task.seeds
     }
     # One tensor per weight and head count, the seeds stacked on its first axis:
     # a file a few times smaller than one state_dict per model.

@@ -35,9 +35,7 @@ def _on(probs: torch.Tensor, where: torch.Tensor) -> torch.Tensor:
     return probs.gather(-1, index)  # (n, n_heads, L, n_answers)
 
 
-def behaviour(
-    task: Task, model: nn.Module, mask: torch.Tensor | None = None
-) -> dict:
+def behaviour(task: Task, model: nn.Module, mask: torch.Tensor | None = None) -> dict:
     """What ``model`` has learned of ``task``, measured on the task's held-out
     sentences (:meth:`~mha.training.task.Task.test_batches`), with ``mask``
     (as for :class:`~mha.attention.MultiHeadAttention`) if given.
@@ -73,9 +71,7 @@ def behaviour(
         on_decoy.append(_on(probs, batch.decoys).transpose(1, 2).flatten(0, 1))
     # One row per position of every sentence: (positions, n_answers), and
     # (positions, n_heads, n_answers) for the attention.
-    correct, answered, decoyed = (
-        torch.cat(c) for c in (correct, answered, decoyed)
-    )
+    correct, answered, decoyed = (torch.cat(c) for c in (correct, answered, decoyed))
     on_key, on_decoy = torch.cat(on_key).double(), torch.cat(on_decoy).double()
     every = answered.all(dim=-1)  # (positions,): every answer asked here
     learned = {

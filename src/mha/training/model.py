@@ -58,6 +58,8 @@ class ToyModel(nn.Module):
     def forward(self, ids: torch.Tensor, mask: torch.Tensor | None = None):
         x = self.position(self.embed(ids))  # (batch, seq_len, d_model)
         out, attn_probs = self.attention(x, x, x, mask)  # (batch, seq_len, d_model)
-        scores = [readout(out) for readout in self.readouts]  # each (batch, seq_len, vocab)
+        scores = [
+            readout(out) for readout in self.readouts
+        ]  # each (batch, seq_len, vocab)
         logits = torch.stack(scores, dim=2)  # (batch, seq_len, n_answers, vocab)
         return logits, attn_probs

@@ -3,6 +3,8 @@ have rank at most d_key, and are symmetric exactly when they must be."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 import torch
 
@@ -49,8 +51,8 @@ def test_the_key_term_matters_and_the_query_term_does_not(gen):
     layer = _layer(4)
     x = torch.randn(1, 6, 8, generator=gen, dtype=torch.float64)
     qk = circuits.qk_circuit(layer, 1)
-    without_key = qk._replace(key=torch.zeros(8, dtype=torch.float64))
-    without_query = qk._replace(query=torch.zeros(8, dtype=torch.float64))
+    without_key = dataclasses.replace(qk, key=torch.zeros(8, dtype=torch.float64))
+    without_query = dataclasses.replace(qk, query=torch.zeros(8, dtype=torch.float64))
     exact = qk.scores(x, x, exact=True).softmax(-1)
     torch.testing.assert_close(
         without_query.scores(x, x, exact=True).softmax(-1), exact

@@ -30,7 +30,8 @@ def _shipped(task, n_heads, seed=0):
     [(training.PREVIOUS_WORD, (-1,)), (training.NEIGHBOURS, (-1, 1))],
 )
 def test_a_copying_task_asks_for_the_words_at_its_offsets(task, offsets, gen):
-    ids, targets, keys, decoys = task.batch(gen, 50, 7)
+    batch = task.batch(gen, 50, 7)
+    ids, targets, keys, decoys = batch.ids, batch.targets, batch.keys, batch.decoys
     assert ids.shape == (50, 7) and targets.shape == keys.shape == (50, 7, len(offsets))
     assert ids.min() >= 2 and ids.max() < len(task.vocab)  # no <pad>, no <unk>
     for a, offset in enumerate(offsets):
@@ -60,7 +61,8 @@ def test_agreement_sentences_follow_the_grammar_and_the_verb_agrees(held_out, ge
     task = training.AGREEMENT
     for length in range(3 if not held_out else 6, 16):
         batch = task.batch(gen, 40, length, held_out)
-        for ids, targets, keys, decoys in zip(*batch, strict=True):
+        rows = (batch.ids, batch.targets, batch.keys, batch.decoys)
+        for ids, targets, keys, decoys in zip(*rows, strict=True):
             words = task.vocab.decode(ids)
             classes = "".join(CLASS[w] for w in words)
             assert GRAMMAR.fullmatch(classes), words
@@ -225,6 +227,8 @@ BAD_INPUT = [
     (lambda: training.PREVIOUS_WORD.encode("i wonder " * 6), ValueError, "sentence",
      "at most 10 words", "got 12"),
     (lambda: A.encode(3), TypeError, "text", "a str", "got int"),
+    (lambda: A.read("model", "the keys be"), TypeError, "model", "torch.nn.Module",
+     "got str"),
     (lambda: training.Task("t", "x", ("a",), ("w",), (2, 12), (6,), None), ValueError,
      "lengths[1]", "int in [2, 10]", "got 12"),
     (lambda: training.Task("t", "x", (), ("w",), (2, 4), (4,), None), ValueError,

@@ -24,7 +24,7 @@ Both forms have rank at most ``d_key``: they pass through a head's
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import torch
 
@@ -51,7 +51,8 @@ def _check_rows(name: str, x: object, form: torch.Tensor) -> None:
         )
 
 
-class QKCircuit(NamedTuple):
+@dataclass(frozen=True)
+class QKCircuit:
     """Where one head looks: its scores as a bilinear form of the inputs.
 
     Attributes:
@@ -89,7 +90,8 @@ class QKCircuit(NamedTuple):
         return scores * self.scale  # (..., q_len, k_len)
 
 
-class OVCircuit(NamedTuple):
+@dataclass(frozen=True)
+class OVCircuit:
     """What one head writes: the output it adds for a key it attends to.
 
     Attributes:

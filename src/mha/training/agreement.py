@@ -16,7 +16,7 @@ nor the subject's tells where to look, and following the nearest noun gives
 the wrong form half the time it differs from the subject.
 
 Held out: a sentence whose nearest noun is the noun after its subject's in
-:data:`NOUNS` (*key* then *cabinet*, *cabinet* then *door*, …, *drawer* then
+``NOUNS`` (*key* then *cabinet*, *cabinet* then *door*, …, *drawer* then
 *key*) is never drawn for training; the held-out sentences are all of that
 kind, with at least one phrase.
 """
@@ -141,7 +141,7 @@ def draw(
     return Batch(ids, targets, keys, decoys)
 
 
-#: The verb's form, *is* or *are*, from its subject across distracting nouns.
+#: *Subject–verb agreement*, the verb's form from its subject across distracting nouns.
 AGREEMENT = Task(
     name="agreement",
     asks="the form of the verb, is or are, which agrees with its subject",

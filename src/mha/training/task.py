@@ -16,7 +16,6 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
 
 import torch
 
@@ -28,7 +27,8 @@ IGNORE = -100  # the target cross_entropy skips (a position with nothing to answ
 DATA = Path(__file__).resolve().parents[1] / "data"  # the shipped weights
 
 
-class Batch(NamedTuple):
+@dataclass(frozen=True)
+class Batch:
     """Sentences of one length and what a model should answer at each position.
 
     Attributes:
@@ -51,7 +51,8 @@ class Batch(NamedTuple):
     decoys: torch.Tensor
 
 
-class Reading(NamedTuple):
+@dataclass(frozen=True)
+class Reading:
     """A model's reading of one sentence (:meth:`Task.read`).
 
     Attributes:
@@ -66,7 +67,8 @@ class Reading(NamedTuple):
     attention: torch.Tensor
 
 
-#: How a task draws a batch: ``draw(vocab, generator, n_sentences, length, held_out)``.
+#: The signature of a task's draw, ``draw(vocab, generator, n_sentences, length,
+#: held_out)``, which returns a :class:`Batch`.
 Draw = Callable[[Vocab, torch.Generator, int, int, bool], Batch]
 
 
@@ -123,12 +125,12 @@ class Task:
 
     @functools.cached_property
     def vocab(self) -> Vocab:
-        """The task's vocabulary: ``<pad>``, ``<unk>``, then its words."""
+        """The task's vocabulary (``<pad>``, ``<unk>``, then its words)."""
         return Vocab(self.words)
 
     @property
     def weights_file(self) -> Path:
-        """Where the task's trained weights ship: ``data/<name>.pt`` in the package."""
+        """The file of the task's shipped weights, ``data/<name>.pt`` in the package."""
         return DATA / f"{self.name}.pt"
 
     def batch(
@@ -160,7 +162,12 @@ class Task:
     def read(self, model: torch.nn.Module, sentence: str) -> Reading:
         """What ``model`` (trained on this task) makes of ``sentence``: its
         tokens, the model's answers at every position and the attention maps,
-        ready for :func:`mha.display_attention`."""
+        ready for :func:`~mha.plotting.core.display_attention`."""
+        if not isinstance(model, torch.nn.Module):
+            raise TypeError(
+                f"model must be a trained torch.nn.Module such as mha.training.load"
+                f"(task), got {type(model).__name__}"
+            )
         tokens, ids = self.encode(sentence)
         weight = next(model.parameters())
         with torch.no_grad():
@@ -226,7 +233,7 @@ class CopyAt:
 
 _WORDS = tuple(Vocab.from_corpus(SENTENCES).itos[2:])  # the running example's 14
 
-#: Copy the previous word: one head can do it, by looking one position back.
+#: *Copy the previous word*, which one head can do by looking one position back.
 PREVIOUS_WORD = Task(
     name="previous_word",
     asks="at every position, the word one position back",
@@ -237,7 +244,7 @@ PREVIOUS_WORD = Task(
     draw=CopyAt((-1,)),
 )
 
-#: Name both neighbours: two patterns at once, one row of a head's map cannot do both.
+#: *Name both neighbours*, two patterns at once, which one row of a head's map cannot hold.
 NEIGHBOURS = Task(
     name="neighbours",
     asks="at every position, the word one position back and the word one ahead",

@@ -123,8 +123,9 @@ lock: $(STAMP)
 	{ echo "# Every package of the set-up, pinned; made by 'make lock' from the current .venv."; \
 	  $(BIN)/python -m pip freeze --exclude-editable | sed 's/^torch==\(.*\)+cpu$$/torch==\1/'; } > constraints.txt
 
-# Retrain the previous-word models the explorer shows and save their weights
-# (src/mha/data/previous_word.pt); prints what each learned.
+# Retrain every task's models (every head count, every shipped seed) and save
+# their weights into src/mha/data/; prints what each learned.
+# `python scripts/weights.py agreement` retrains one task.
 weights: $(STAMP)
 	$(BIN)/python scripts/weights.py
 

@@ -1,48 +1,43 @@
 """`make weights`: retrain the models whose weights ship with the package, save
 them into the package, and say what each learned.
 
-    python scripts/weights.py                 # both tasks
-    python scripts/weights.py previous_word   # the previous-word models only
-    python scripts/weights.py neighbours      # the neighbours models only
+    python scripts/weights.py                # every task
+    python scripts/weights.py agreement      # one task (or several, by name)
 
-On another processor, training gives other weights (float32 training amplifies
-rounding differences) that learned the same thing: compare the behaviour
-printed here, not the digits of the files.
+Every task trains a model for every head count and every seed of the task;
+on another processor, training gives other weights (float32 training
+amplifies rounding differences) that learned the same thing: compare the
+behaviour printed here, not the digits of the files.
 """
 
 import sys
 
-from mha.training import (
-    NEIGHBOURS_FILE,
-    WEIGHTS_FILE,
-    save_trained,
-    save_trained_neighbours,
-)
+from mha import training
+
+TASKS = {
+    task.name: task
+    for task in (training.PREVIOUS_WORD, training.NEIGHBOURS, training.AGREEMENT)
+}
 
 
-def previous_word() -> None:
-    for n_heads, learned in save_trained().items():
-        print(
-            f"copy the previous word, {n_heads} head(s): accuracy {learned['accuracy']:.1%}, "
-            f"best head's attention on the previous word {learned['share']:.2f}"
+def report(task: training.Task) -> None:
+    print(f"{task.name}: {task.asks}")
+    for (n_heads, seed), learned in training.loop.save(task).items():
+        answers = ", ".join(
+            f"{name} {learned['accuracy'][name]:.1%} (head {learned['head'][name]}: "
+            f"{learned['share'][name][learned['head'][name]]:.2f} on its key)"
+            for name in task.answers
         )
-    print(f"Saved to {WEIGHTS_FILE.name}.")
-
-
-def neighbours() -> None:
-    for (n_heads, seed), learned in save_trained_neighbours().items():
-        heads = (
-            f"head {learned['previous_head']} looks back ({learned['previous_share']:.2f}), "
-            f"head {learned['next_head']} ahead ({learned['next_share']:.2f})"
+        hard = "".join(
+            f", {learned['hard'][name]:.1%} where the decoy misleads"
+            for name in learned.get("hard", {})
         )
         print(
-            f"name both neighbours, {n_heads} head(s), seed {seed}: accuracy "
-            f"{learned['previous']:.1%} previous, {learned['next']:.1%} next; {heads}"
+            f"  {n_heads} head(s), seed {seed}: joint {learned['joint']:.1%}; "
+            f"{answers}{hard}"
         )
-    print(f"Saved to {NEIGHBOURS_FILE.name}.")
+    print(f"  saved to {task.weights_file.name}")
 
-
-TASKS = {"previous_word": previous_word, "neighbours": neighbours}
 
 if __name__ == "__main__":
     chosen = sys.argv[1:] or list(TASKS)
@@ -50,4 +45,4 @@ if __name__ == "__main__":
     if unknown:
         sys.exit(f"unknown task {unknown[0]!r}; choose from {', '.join(TASKS)}")
     for name in chosen:
-        TASKS[name]()
+        report(TASKS[name])

@@ -95,6 +95,17 @@ def boom():
     raise RuntimeError("boom")
 
 
+def test_kv_cache_bytes_are_those_of_the_cached_keys_and_values():
+    assert cost.kv_cache_bytes(1, 8, 64) == 2 * 8 * 64 * 4
+    assert cost.kv_cache_bytes(1, 8, 64) == 8 * cost.kv_cache_bytes(1, 1, 64)
+    size = cost.kv_cache_bytes(4096, 8, 128, n_layers=32, dtype=torch.float16, batch=2)
+    assert size == 2 * 2 * 32 * 4096 * 8 * 128 * 2
+    K = torch.empty(3, 2, 10, 16)  # (batch, n_kv_heads, seq_len, d_key); values as many
+    assert (
+        cost.kv_cache_bytes(10, 2, 16, batch=3) == 2 * K.element_size() * K.nelement()
+    )
+
+
 BAD_INPUT = [
     (lambda: cost.attention_matrix_bytes(0, 8, 16, 16), ValueError, "batch", "int >= 1",
      "got 0"),
@@ -114,6 +125,13 @@ BAD_INPUT = [
      "got str '1'"),
     (lambda: cost.time_forward(42), TypeError, "fn", "a callable", "got int"),
     (lambda: cost.profile_forward(None), TypeError, "fn", "a callable", "got NoneType"),
+    (lambda: cost.kv_cache_bytes(0, 2, 8), ValueError, "seq_len", "int >= 1", "got 0"),
+    (lambda: cost.kv_cache_bytes(4, 1.5, 8), TypeError, "n_kv_heads", "an int",
+     "got float 1.5"),
+    (lambda: cost.kv_cache_bytes(4, 2, 8, n_layers=0), ValueError, "n_layers", "int >= 1",
+     "got 0"),
+    (lambda: cost.kv_cache_bytes(4, 2, 8, dtype="float16"), TypeError, "dtype",
+     "a torch.dtype", "got str 'float16'"),
 ]  # fmt: skip
 
 

@@ -17,7 +17,7 @@ from PIL import Image
 import mha
 from mha.explorer import frames
 from mha.explorer.model import MASKS, MAX_PAD, Settings, attention_maps, caption
-from mha.training import trained_model
+from mha.training import PREVIOUS_WORD, load
 
 SMALL = {
     "sentences": mha.SENTENCES[:2],
@@ -113,7 +113,7 @@ def test_a_frame_shows_what_the_layer_computes(mask, weights):
     )
     with torch.no_grad():
         if weights == "trained":
-            _, expected = trained_model(2, torch.float64)(ids, allowed)
+            _, expected = load(PREVIOUS_WORD, 2, dtype=torch.float64)(ids, allowed)
         else:
             X = ex.position(ex.embed(ids))
             _, expected = ex.attention(X, X, X, allowed)

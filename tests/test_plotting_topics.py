@@ -211,6 +211,35 @@ def test_training_curve_draws_each_loss_and_a_geometric_running_mean():
     close(smooth.get_ydata(), torch.tensor(means))
 
 
+def test_key_plane_figure_draws_keys_query_and_scores():
+    keys = torch.tensor([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]])
+    query = torch.tensor([0.5, 0.5])
+    fig = plotting.key_plane_figure(
+        [-1, 0, 1], keys, query, keys @ query, absent=[-1], title="t"
+    )
+    plane, bars = fig.axes
+    assert len(plane.collections) == 3 and len(bars.patches) == 3
+    close([bar.get_height() for bar in bars.patches], keys @ query)
+    assert [t.get_text() for t in bars.get_xticklabels()] == ["-1", "0", "1"]
+    assert bars.patches[0].get_hatch() == "///" and not bars.patches[1].get_hatch()
+    assert fig.get_size_inches()[0] <= 7.2
+
+
+def test_timing_figure_relative_to_adds_a_ratio_panel():
+    seconds = {"a": [1.0, 4.0, 16.0], "b": [2.0, 4.0, 8.0]}
+    fig = plotting.timing_figure([64, 128, 256], seconds, relative_to="b", title="t")
+    times, ratios = fig.axes
+    assert fig.get_size_inches()[0] <= 7.2
+    assert list(ratios.lines[0].get_ydata()) == pytest.approx([0.5, 1.0, 2.0])
+    assert list(ratios.lines[1].get_ydata()) == pytest.approx([1.0, 1.0, 1.0])
+    assert len(times.lines) == 3  # two implementations and the slope line
+
+
+def test_cost_counts_figure_fits_the_text_column():
+    fig = plotting.cost_counts_figure(LENGTHS, {"m": [1, 2, 3, 4]}, {"f": [1, 2, 3, 4]})
+    assert fig.get_size_inches()[0] <= 7.2
+
+
 Z = torch.zeros(6, 8)
 PROBS, VALUES = torch.full((5,), 0.2), torch.zeros(5, 2)
 
@@ -267,6 +296,18 @@ BAD_INPUT = [
      "got an empty sequence"),
     (lambda: plotting.training_curve(None), TypeError, "losses", "a sequence of numbers",
      "got NoneType"),
+    (lambda: plotting.key_plane_figure([-1, 0, 1], Z[:3, :3], Z[0, :2], Z[0, :3]), ValueError,
+     "keys, query and scores", "shapes (3, 2), (2,) and (3,)", "got (3, 3), (2,) and (3,)"),
+    (lambda: plotting.key_plane_figure([-1, 0, 1], Z[:3, :2], Z[0, :3], Z[0, :3]), ValueError,
+     "keys, query and scores", "shapes (3, 2), (2,) and (3,)", "got (3, 2), (3,) and (3,)"),
+    (lambda: plotting.key_plane_figure([-1, 0, 1], Z[:3, :2], Z[0, :2], [1.0, 2.0, 3.0]),
+     TypeError, "scores", "torch.Tensor", "got list"),
+    (lambda: plotting.key_plane_figure("abc", Z[:3, :2], Z[0, :2], Z[0, :3]), TypeError,
+     "positions", "a sequence of ints", "got str"),
+    (lambda: plotting.key_plane_figure([-1, 0, 1], Z[:3, :2], Z[0, :2], Z[0, :3], absent=[5]),
+     ValueError, "absent", "some of the positions [-1, 0, 1]", "got [5]"),
+    (lambda: plotting.timing_figure(LENGTHS[:3], {"a": [1.0] * 3}, relative_to="c"), ValueError,
+     "relative_to", "one of the implementations ['a']", "got 'c'"),
 ]  # fmt: skip
 
 

@@ -5,14 +5,15 @@ embeddings and positional encoding, the attention layer and its named steps,
 the two mask builders, the running example, converters to and from PyTorch's
 layer, and the figures. Everything else lives in the submodules, which
 ``import mha`` loads too: :mod:`mha.text`, :mod:`mha.embedding`,
-:mod:`mha.attention`, :mod:`mha.masks`, :mod:`mha.block`, :mod:`mha.interop`, :mod:`mha.example`,
-:mod:`mha.plotting`, :mod:`mha.display`, :mod:`mha.explorer`,
-:mod:`mha.training` and :mod:`mha.cost`.
+:mod:`mha.attention`, :mod:`mha.circuits`, :mod:`mha.masks`, :mod:`mha.block`,
+:mod:`mha.interop`, :mod:`mha.example`, :mod:`mha.plotting`, :mod:`mha.display`,
+:mod:`mha.explorer`, :mod:`mha.training` and :mod:`mha.cost`.
 """
 
 # The submodules (`x as x`: loaded so that `mha.masks.to_sdpa_mask` and the like work).
 from mha import (
     block as block,
+    circuits as circuits,
     cost as cost,
     display as display,
     embedding as embedding,

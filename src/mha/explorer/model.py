@@ -14,7 +14,7 @@ from mha._threads import one_thread
 from mha.example import D_MODEL, DTYPE, MAX_LENGTH, SENTENCES, running_example
 from mha.masks import causal_mask, padding_mask
 from mha.text import PAD, tokenize
-from mha.training import HEAD_COUNTS, trained_model
+from mha.training import HEAD_COUNTS, PREVIOUS_WORD, load
 
 MASKS = ("none", "causal", "padding")
 WEIGHTS = ("random", "trained")
@@ -63,7 +63,7 @@ def sentence_tokens(sentence: str) -> list[str]:
 @functools.cache
 def _layers(n_heads: int, weights: str):
     """The running example and, for trained weights, the shipped model (both float64)."""
-    model = trained_model(n_heads, DTYPE) if weights == "trained" else None
+    model = load(PREVIOUS_WORD, n_heads, dtype=DTYPE) if weights == "trained" else None
     return running_example(n_heads), model
 
 

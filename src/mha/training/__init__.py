@@ -1,75 +1,39 @@
-"""Two toy tasks whose right attention patterns are known, their models, the
-training loop they share, and their shipped weights.
+"""Toy tasks whose right attention patterns are known, the model they train,
+the loop, and their shipped weights.
 
-- :mod:`mha.training.loop`: the loop (:func:`.fit`), seeded training in float32
-  on one thread, and measures of what a model learned (:func:`.share_at_offset`,
-  :func:`.without_head`);
-- :mod:`mha.training.previous_word`: *copy the previous word*;
-- :mod:`mha.training.neighbours`: *name both neighbours*.
+- :mod:`mha.training.task`: a task described by data (:class:`.Task`) and
+  the two copying tasks, :data:`.PREVIOUS_WORD` (*copy the previous word*)
+  and :data:`.NEIGHBOURS` (*name both neighbours*);
+- :mod:`mha.training.agreement`: :data:`.AGREEMENT`, subject–verb agreement
+  in a small synthetic language (*the keys to the cabinet are*);
+- :mod:`mha.training.model`: the one toy model (:class:`.ToyModel`);
+- :mod:`mha.training.loop`: the loop (:func:`.fit`), seeded training in
+  float32 on one thread (:func:`.train`) and the shipped weights
+  (:func:`.load`);
+- :mod:`mha.training.measures`: what a model learned (:func:`.behaviour`,
+  :func:`.share_at_offset`, :func:`.without_head`).
 
 Trained models are judged by their behaviour, never by equality with a file:
 float32 training amplifies the last-bit differences between processors.
-Everything is available here, as ``mha.training.<name>``.
 """
 
-from mha.training.loop import (
-    HEAD_COUNTS,
-    IGNORE,
-    TrainingRun,
-    fit,
-    share_at_offset,
-    without_head,
-)
-from mha.training.neighbours import (
-    NEIGHBOURS_FILE,
-    NEIGHBOURS_LENGTHS,
-    NEIGHBOURS_SEEDS,
-    NeighboursModel,
-    neighbours_accuracy,
-    neighbours_batch,
-    neighbours_behaviour,
-    save_trained_neighbours,
-    train_neighbours,
-    trained_neighbours,
-)
-from mha.training.previous_word import (
-    TRAIN_LENGTHS,
-    WEIGHTS_FILE,
-    PreviousWordModel,
-    behaviour,
-    previous_word_accuracy,
-    previous_word_batch,
-    previous_word_share,
-    save_trained,
-    train_previous_word,
-    trained_model,
-)
+from mha.training.agreement import AGREEMENT
+from mha.training.loop import fit, load, train
+from mha.training.measures import behaviour, share_at_offset, without_head
+from mha.training.model import HEAD_COUNTS, ToyModel
+from mha.training.task import NEIGHBOURS, PREVIOUS_WORD, Task
 
 __all__ = [
+    "AGREEMENT",
     "HEAD_COUNTS",
-    "IGNORE",
-    "NEIGHBOURS_FILE",
-    "NEIGHBOURS_LENGTHS",
-    "NEIGHBOURS_SEEDS",
-    "TRAIN_LENGTHS",
-    "WEIGHTS_FILE",
-    "NeighboursModel",
-    "PreviousWordModel",
-    "TrainingRun",
+    "NEIGHBOURS",
+    "PREVIOUS_WORD",
+    "Task",
+    "ToyModel",
     "behaviour",
     "fit",
-    "neighbours_accuracy",
-    "neighbours_batch",
-    "neighbours_behaviour",
-    "previous_word_accuracy",
-    "previous_word_batch",
-    "previous_word_share",
-    "save_trained",
-    "save_trained_neighbours",
+    "load",
     "share_at_offset",
-    "train_neighbours",
-    "train_previous_word",
-    "trained_model",
-    "trained_neighbours",
+    "train",
     "without_head",
 ]

@@ -1,4 +1,4 @@
-"""The training loop both toy tasks share, and what is measured on their models.
+"""Training a task's toy model, and the shipped weights.
 
 Training runs in float32, seeded and on one CPU thread: a few seconds for
 the default settings, and the same numbers on every run on one machine. On
@@ -11,9 +11,8 @@ by equality with a file.
 
 from __future__ import annotations
 
-import contextlib
 import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,22 +22,10 @@ from torch.nn import functional as F
 
 from mha._checks import check_choice, check_int, check_number
 from mha._threads import one_thread
-from mha.attention import MultiHeadAttention
-from mha.example import D_MODEL, SENTENCES
-from mha.text import Vocab
-
-IGNORE = -100  # the target cross_entropy skips (a position with nothing to predict)
-HEAD_COUNTS = (1, 2, 4, 8)  # the divisors of d_model = 8
-DATA = Path(__file__).resolve().parents[1] / "data"  # the shipped weights
-
-
-def _check_batch(
-    batch_size: object, length: object, first_id: object, vocab_size: object
-) -> None:
-    check_int("batch_size", batch_size)
-    check_int("length", length, minimum=2)
-    check_int("first_id", first_id, minimum=0)
-    check_int("vocab_size", vocab_size, minimum=first_id + 1)
+from mha.example import D_MODEL
+from mha.training.measures import behaviour
+from mha.training.model import HEAD_COUNTS, ToyModel
+from mha.training.task import IGNORE, Task, check_task
 
 
 def fit(
@@ -47,7 +34,7 @@ def fit(
     steps: int,
     lr: float,
 ) -> list[float]:
-    """The training loop of both tasks: ``steps`` steps of Adam, the learning
+    """The training loop of every task: ``steps`` steps of Adam, the learning
     rate rising to ``lr`` and falling back to almost zero (a one-cycle
     schedule). ``next_batch()`` returns a fresh ``(ids, targets)``;
     ``model(ids)`` returns ``(logits, attn_probs)``, the logits shaped like the
@@ -63,7 +50,7 @@ def fit(
     for _ in range(steps):
         # Random sentences (batch, length) and their answers.
         ids, targets = next_batch()
-        # A score for every word of the vocabulary, at every position.
+        # A score for every word of the vocabulary, for every answer at every position.
         logits, _ = model(ids)
         loss = F.cross_entropy(
             logits.flatten(0, -2), targets.flatten(), ignore_index=IGNORE
@@ -81,140 +68,133 @@ class TrainingRun:
     """A trained model and how it got there.
 
     Attributes:
-        model: the trained :class:`.PreviousWordModel` or
-            :class:`.NeighboursModel`, in eval mode, gradients off.
-        vocab: the vocabulary of the running example (its words are what is copied).
+        task: the :class:`~mha.training.task.Task` it was trained on.
+        model: the trained :class:`~mha.training.model.ToyModel`, in eval
+            mode, gradients off.
         losses: the training loss after every step.
-        accuracy: :func:`.previous_word_accuracy` of the trained model, or the
-            ``"both"`` entry of :func:`.neighbours_accuracy`.
+        accuracy: the ``"joint"`` accuracy of
+            :func:`~mha.training.measures.behaviour`: every answer right at the
+            same position, on held-out sentences.
     """
 
-    model: nn.Module
-    vocab: Vocab
+    task: Task
+    model: ToyModel
     losses: list[float]
     accuracy: float
 
 
-def _train(model_class, make_batch, lengths, n_heads, steps, batch_size, lr, seed):
-    """Seed everything, build the model and train it with :func:`.fit` on
-    batches of random sentences, each batch of one random length in
-    ``lengths`` (both ends included), in float32 and on one thread."""
+def _new_model(
+    task: Task, n_heads: int = 4, dtype: torch.dtype = torch.float32
+) -> ToyModel:
+    """A freshly initialised :class:`~mha.training.model.ToyModel` for ``task``
+    (drawn from PyTorch's global random generator)."""
+    check_task(task)
     check_choice("n_heads", n_heads, HEAD_COUNTS)
-    check_int("batch_size", batch_size)
+    return ToyModel(
+        len(task.vocab), len(task.answers), D_MODEL, n_heads, task.max_length, dtype
+    )
+
+
+@functools.cache
+def train(
+    task: Task,
+    n_heads: int = 4,
+    seed: int = 0,
+    steps: int | None = None,
+    batch_size: int | None = None,
+    lr: float | None = None,
+) -> TrainingRun:
+    """Train a model for ``task`` with :func:`fit` on its random sentences, each
+    batch of one random length in ``task.lengths``; ``steps``, ``batch_size``
+    and ``lr`` default to the task's.
+
+    Runs in float32 (whatever PyTorch's default dtype is), seeded, on one CPU
+    thread: repeatable on one machine, but not digit for digit on another
+    processor (see the module's description). Cached: the same arguments
+    return the same :class:`TrainingRun` (and model) for the rest of the session.
+    """
+    check_task(task)
     check_int("seed", seed, minimum=0)
-    vocab = Vocab.from_corpus(SENTENCES)
-    first_word = vocab.unk_id + 1  # sample real words only: no <pad>, no <unk>
+    steps = task.steps if steps is None else steps
+    batch_size = check_int(
+        "batch_size", task.batch_size if batch_size is None else batch_size
+    )
+    lr = task.lr if lr is None else lr
+    low, high = task.lengths
     with one_thread(), torch.enable_grad():
         torch.manual_seed(seed)
-        model = model_class(len(vocab), D_MODEL, n_heads, dtype=torch.float32)
+        model = _new_model(task, n_heads)
         generator = torch.Generator().manual_seed(seed + 1)
 
         def next_batch():
-            low, high = lengths
             length = int(torch.randint(low, high + 1, (1,), generator=generator))
-            return make_batch(generator, batch_size, length, first_word, len(vocab))
+            batch = task.batch(generator, batch_size, length)
+            return batch.ids, batch.targets
 
         losses = fit(model, next_batch, steps, lr)
         model.eval().requires_grad_(False)
-    return model, vocab, losses
+    return TrainingRun(task, model, losses, behaviour(task, model)["joint"])
 
 
-def _test_sentences(make_batch, n_sentences: int, seed: int):
-    check_int("n_sentences", n_sentences)
-    check_int("seed", seed, minimum=0)
-    vocab = Vocab.from_corpus(SENTENCES)
-    generator = torch.Generator().manual_seed(seed)
-    return make_batch(generator, n_sentences, 6, vocab.unk_id + 1, len(vocab))
+def save(task: Task, path: str | Path | None = None) -> dict[tuple[int, int], dict]:
+    """Train a model for every head count and every seed of ``task.seeds``
+    (the task's settings otherwise), save their weights to ``path`` (by
+    default ``task.weights_file``, in the package) and return what each
+    learned, ``{(n_heads, seed): behaviour(task, model)}``."""
+    check_task(task)
+    path = task.weights_file if path is None else Path(path)
+    models = {
+        (n, seed): train(task, n, seed).model
+        for n in HEAD_COUNTS
+        for seed in task.seeds
+    }
+    # One tensor per weight and head count, the seeds stacked on its first axis:
+    # a file a few times smaller than one state_dict per model.
+    states = {
+        n: {
+            name: torch.stack(
+                [models[n, seed].state_dict()[name] for seed in task.seeds]
+            )
+            for name in models[n, task.seeds[0]].state_dict()
+        }
+        for n in HEAD_COUNTS
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torch.save(states, path)
+    return {key: behaviour(task, model) for key, model in models.items()}
 
 
 @functools.cache
 def _shipped_states(path: Path) -> dict:
+    if not path.exists():
+        raise FileNotFoundError(
+            f"{path.name} is not in the package's data folder; make it with `make weights`"
+        )
     return torch.load(path, weights_only=True)
 
 
-def _check_dtype(dtype: object) -> torch.dtype:
+def load(
+    task: Task, n_heads: int = 4, seed: int = 0, dtype: torch.dtype = torch.float32
+) -> ToyModel:
+    """The model :func:`train` gives for ``task`` with its default settings
+    and this ``seed``, loaded from the weights shipped with the package
+    (``task.weights_file``, made by :func:`save`: ``make weights``).
+
+    The weights are float32, as trained; with ``dtype=torch.float64`` the
+    model computes in float64, as the running example does, so that what the
+    book prints from it is the same on every machine. The model is in eval
+    mode, gradients off.
+    """
+    check_task(task)
+    check_choice("n_heads", n_heads, HEAD_COUNTS)
+    check_choice("seed", seed, task.seeds)
     if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
         raise TypeError(
             f"dtype must be a floating-point torch.dtype such as torch.float64, "
             f"got {type(dtype).__name__} {dtype!r}"
         )
-    return dtype
-
-
-def _example_shares(model: nn.Module, offset: int) -> torch.Tensor:
-    """Each head's :func:`.share_at_offset`, averaged over the three sentences."""
-    ids, _ = Vocab.from_corpus(SENTENCES).encode_batch(SENTENCES)  # (3, 6)
-    with torch.no_grad():
-        _, probs = model(ids)  # (3, n_heads, 6, 6)
-    shares = torch.stack([share_at_offset(p, offset) for p in probs])  # (3, n_heads)
-    return shares.mean(dim=0)  # (n_heads,)
-
-
-def share_at_offset(attention: torch.Tensor, offset: int) -> torch.Tensor:
-    """How much of each head's attention lands ``offset`` positions away.
-
-    Args:
-        attention: ``(n_heads, L, L)`` maps of one sentence.
-        offset: ``-1`` for the previous word, ``1`` for the next, ``0`` for
-            the word itself.
-
-    Returns:
-        A tensor of shape ``(n_heads,)``, the mean of ``attention[h, i, i + offset]``
-        over the queries ``i`` that have a key at ``i + offset``; 1 means
-        that every such query puts all its attention there, and a head
-        spreading its attention evenly over L keys scores 1/L.
-    """
-    if isinstance(offset, bool) or not isinstance(offset, int):
-        raise TypeError(
-            f"offset must be an int, got {type(offset).__name__} {offset!r}"
-        )
-    if not isinstance(attention, torch.Tensor) or attention.dim() != 3:
-        got = (
-            tuple(attention.shape)
-            if isinstance(attention, torch.Tensor)
-            else type(attention)
-        )
-        raise ValueError(f"attention must have shape (n_heads, L, L), got {got}")
-    n_heads, q_len, k_len = attention.shape
-    if q_len != k_len or q_len <= abs(offset):
-        raise ValueError(
-            f"attention must be square with L >= {abs(offset) + 1} for offset {offset}, "
-            f"got {tuple(attention.shape)}"
-        )
-    return attention.diagonal(offset=offset, dim1=1, dim2=2).mean(dim=-1)  # (n_heads,)
-
-
-@contextlib.contextmanager
-def without_head(model: nn.Module, head: int) -> Iterator[nn.Module]:
-    """Inside the ``with`` block, ``model`` runs without one of its heads.
-
-    The head's output, its ``d_key`` features of the merged heads, is set to
-    zero just before ``Wo`` mixes the heads, as if the head had found nothing
-    to pass on; its attention map is still computed and returned. The model
-    is unchanged after the block.
-
-    Args:
-        model: a :class:`~mha.attention.MultiHeadAttention`, or a model whose
-            ``attention`` attribute is one (both tasks' models).
-        head: the head to remove, ``0 … n_heads - 1``.
-    """
-    attention = getattr(model, "attention", model)
-    if not isinstance(attention, MultiHeadAttention):
-        raise TypeError(
-            "model must be a mha.MultiHeadAttention or have one as its `attention`, "
-            f"got {type(model).__name__}"
-        )
-    check_int("head", head, minimum=0, maximum=attention.n_heads - 1)
-    features = slice(head * attention.d_key, (head + 1) * attention.d_key)
-
-    def zero_head(module, inputs):
-        (merged,) = inputs  # (batch, q_len, d_model): the heads' outputs side by side
-        merged = merged.clone()
-        merged[..., features] = 0.0
-        return (merged,)
-
-    handle = attention.Wo.register_forward_pre_hook(zero_head)
-    try:
-        yield model
-    finally:
-        handle.remove()
+    stacked = _shipped_states(task.weights_file)[n_heads]  # {name: (n_seeds, ...)}
+    index = task.seeds.index(seed)
+    model = _new_model(task, n_heads)
+    model.load_state_dict({name: weights[index] for name, weights in stacked.items()})
+    return model.to(dtype).eval().requires_grad_(False)

@@ -1,0 +1,268 @@
+"""A task described by data: what it asks, how its sentences are drawn, where its
+weights are shipped; and the two copying tasks, whose right attention pattern
+is known in advance.
+
+A task's sentences come in batches of one length (no padding, so no padding
+mask while training). Each position may have one answer per readout of the
+model (:class:`Batch`): the word one position back, the word one position
+ahead, the form of a verb. With each answer the batch says *where* it can be
+read: the position of the key that holds it, so that the attention on the right
+key can be measured, whatever the task.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from mha._checks import check_int
+from mha.example import MAX_LENGTH, SENTENCES
+from mha.text import Vocab, tokenize
+
+IGNORE = -100  # the target cross_entropy skips (a position with nothing to answer)
+DATA = Path(__file__).resolve().parents[1] / "data"  # the shipped weights
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Sentences of one length and what a model should answer at each position.
+
+    Attributes:
+        ids: ``(n_sentences, length)`` word ids.
+        targets: ``(n_sentences, length, n_answers)``, the id of the right
+            answer of each readout at each position; ``IGNORE`` where there is
+            nothing to answer.
+        keys: ``(n_sentences, length, n_answers)``, the position whose word the
+            answer comes from (the key a query should attend to); ``-1`` where
+            there is no answer.
+        decoys: ``(n_sentences, length, n_answers)``, a position a plausible
+            wrong strategy would read the answer from, where doing so gives the
+            wrong answer (the nearest noun, when its number differs from the
+            subject's); ``-1`` elsewhere, and everywhere for tasks without one.
+    """
+
+    ids: torch.Tensor
+    targets: torch.Tensor
+    keys: torch.Tensor
+    decoys: torch.Tensor
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A model's reading of one sentence (:meth:`Task.read`).
+
+    Attributes:
+        tokens: the sentence's tokens.
+        answers: for each answer of the task, the word the model gives at
+            every position (one per token; read only where the task asks).
+        attention: ``(n_heads, L, L)``, the model's attention maps.
+    """
+
+    tokens: list[str]
+    answers: dict[str, list[str]]
+    attention: torch.Tensor
+
+
+#: The signature of a task's draw, ``draw(vocab, generator, n_sentences, length,
+#: held_out)``, which returns a :class:`Batch`.
+Draw = Callable[[Vocab, torch.Generator, int, int, bool], Batch]
+
+
+@dataclass(frozen=True)
+class Task:
+    """A toy task, described by data.
+
+    Attributes:
+        name: a short name; the shipped weights are ``data/<name>.pt``.
+        asks: what the task asks, in one line a chapter can print.
+        answers: the name of each answer, one readout of the model each.
+        words: the words of its sentences (the vocabulary adds ``<pad>`` and
+            ``<unk>``).
+        lengths: the shortest and the longest training sentence (both included);
+            every training batch has one length drawn from this range.
+        test_lengths: the lengths of the held-out sentences
+            :func:`~mha.training.measures.behaviour` measures on.
+        test_sentences: how many held-out sentences of each test length.
+        draw: how a batch is drawn (see :data:`Draw`); ``held_out=True``
+            draws sentences that training never sees, where the task has such
+            a split (random strings of words are all new anyway).
+        seeds: the training seeds whose models are shipped.
+        steps, batch_size, lr: the training settings of the shipped models.
+        max_length: the longest sentence the model's positional encoding covers.
+    """
+
+    name: str
+    asks: str
+    answers: tuple[str, ...]
+    words: tuple[str, ...]
+    lengths: tuple[int, int]
+    test_lengths: tuple[int, ...]
+    draw: Draw
+    test_sentences: int = 1000
+    seeds: tuple[int, ...] = (0,)
+    steps: int = 600
+    batch_size: int = 128
+    lr: float = 0.03
+    max_length: int = MAX_LENGTH
+
+    def __repr__(self) -> str:
+        return f"Task({self.name!r}: {self.asks})"
+
+    def __post_init__(self):
+        low, high = self.lengths
+        check_int("lengths[0]", low)
+        check_int("lengths[1]", high, minimum=low, maximum=self.max_length)
+        for length in self.test_lengths:
+            check_int("test_lengths[i]", length, maximum=self.max_length)
+        if not self.answers or not self.seeds:
+            raise ValueError(
+                f"answers and seeds must not be empty, got {self.answers} and {self.seeds}"
+            )
+
+    @functools.cached_property
+    def vocab(self) -> Vocab:
+        """The task's vocabulary (``<pad>``, ``<unk>``, then its words)."""
+        return Vocab(self.words)
+
+    @property
+    def weights_file(self) -> Path:
+        """The file of the task's shipped weights, ``data/<name>.pt`` in the package."""
+        return DATA / f"{self.name}.pt"
+
+    def batch(
+        self,
+        generator: torch.Generator,
+        n_sentences: int,
+        length: int,
+        held_out: bool = False,
+    ) -> Batch:
+        """``n_sentences`` random sentences of ``length`` words and their answers."""
+        if not isinstance(generator, torch.Generator):
+            raise TypeError(
+                f"generator must be a torch.Generator, got {type(generator).__name__}"
+            )
+        check_int("n_sentences", n_sentences)
+        low, high = self.lengths
+        check_int("length", length, minimum=low, maximum=max(high, *self.test_lengths))
+        return self.draw(self.vocab, generator, n_sentences, length, bool(held_out))
+
+    def test_batches(self, seed: int = 1234) -> list[Batch]:
+        """The held-out sentences: ``test_sentences`` of each test length, seeded."""
+        check_int("seed", seed, minimum=0)
+        generator = torch.Generator().manual_seed(seed)
+        return [
+            self.batch(generator, self.test_sentences, length, held_out=True)
+            for length in self.test_lengths
+        ]
+
+    def read(self, model: torch.nn.Module, sentence: str) -> Reading:
+        """What ``model`` (trained on this task) makes of ``sentence``: its
+        tokens, the model's answers at every position and the attention maps,
+        ready for :func:`~mha.plotting.core.display_attention`."""
+        if not isinstance(model, torch.nn.Module):
+            raise TypeError(
+                f"model must be a trained torch.nn.Module such as mha.training.load"
+                f"(task), got {type(model).__name__}"
+            )
+        tokens, ids = self.encode(sentence)
+        weight = next(model.parameters())
+        with torch.no_grad():
+            logits, probs = model(ids.to(weight.device))  # (1, L, n_answers, vocab)
+        best = logits[0].argmax(dim=-1)  # (L, n_answers)
+        answers = {
+            name: self.vocab.decode(best[:, a]) for a, name in enumerate(self.answers)
+        }
+        return Reading(tokens, answers, probs[0])
+
+    def encode(self, sentence: str) -> tuple[list[str], torch.Tensor]:
+        """The tokens of ``sentence`` and their ids ``(1, L)``, ready for the model.
+
+        Raises:
+            ValueError: a word is not in the task's vocabulary, or the sentence
+                is longer than ``max_length``.
+        """
+        tokens = tokenize(sentence)
+        unknown = [token for token in tokens if token not in self.vocab]
+        if unknown:
+            raise ValueError(
+                f"sentence must use the {self.name} task's words "
+                f"({', '.join(self.words)}), got {', '.join(map(repr, unknown))}"
+            )
+        if len(tokens) > self.max_length:
+            raise ValueError(
+                f"sentence must have at most {self.max_length} words, got {len(tokens)}"
+            )
+        return tokens, torch.tensor([self.vocab.encode(tokens)])  # (1, L)
+
+
+@dataclass(frozen=True)
+class CopyAt:
+    """The draw of a copying task: random strings of words, and at every
+    position the words ``offsets`` away (-1 the previous word, +1 the next).
+
+    Words are drawn uniformly, ``<pad>`` and ``<unk>`` excluded; an answer
+    whose position falls outside the sentence is ``IGNORE``. Random strings
+    are all new, so ``held_out`` changes nothing.
+    """
+
+    offsets: tuple[int, ...]
+
+    def __call__(
+        self,
+        vocab: Vocab,
+        generator: torch.Generator,
+        n_sentences: int,
+        length: int,
+        held_out: bool = False,
+    ) -> Batch:
+        first = vocab.unk_id + 1  # real words only
+        shape = (n_sentences, length)
+        ids = torch.randint(first, len(vocab), shape, generator=generator)
+        offsets = torch.tensor(self.offsets)  # (n_answers,)
+        keys = torch.arange(length)[:, None] + offsets  # (length, n_answers)
+        keys = keys.where((keys >= 0) & (keys < length), -1)  # -1: outside
+        keys = keys.expand(n_sentences, -1, -1)  # (n_sentences, length, n_answers)
+        read = ids.gather(1, keys.clamp(min=0).flatten(1)).view_as(keys)
+        targets = read.where(keys >= 0, IGNORE)  # (n_sentences, length, n_answers)
+        return Batch(ids, targets, keys.clone(), torch.full_like(keys, -1))
+
+
+_WORDS = tuple(Vocab.from_corpus(SENTENCES).itos[2:])  # the running example's 14
+
+#: *Copy the previous word*, which one head can do by looking one position back.
+PREVIOUS_WORD = Task(
+    name="previous_word",
+    asks="at every position, the word one position back",
+    answers=("previous",),
+    words=_WORDS,
+    lengths=(2, 8),
+    test_lengths=(6,),
+    draw=CopyAt((-1,)),
+)
+
+#: *Name both neighbours*, two patterns at once, which one row of a head's map cannot hold.
+NEIGHBOURS = Task(
+    name="neighbours",
+    asks="at every position, the word one position back and the word one ahead",
+    answers=("previous", "next"),
+    words=_WORDS,
+    lengths=(3, 8),
+    test_lengths=(6,),
+    draw=CopyAt((-1, 1)),
+    seeds=(0, 1, 2, 3, 4),
+    lr=0.1,
+)
+
+
+def check_task(task: object) -> Task:
+    """``task`` must be a :class:`Task`, such as ``mha.training.PREVIOUS_WORD``."""
+    if not isinstance(task, Task):
+        raise TypeError(
+            "task must be a mha.training.Task such as mha.training.PREVIOUS_WORD, "
+            f"got {type(task).__name__} {task!r}"
+        )
+    return task

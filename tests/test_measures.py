@@ -1,0 +1,166 @@
+"""mha.training.measures: behaviour, share_at_offset and without_head, on
+models whose answers and maps are known by construction."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch import nn
+
+import mha
+from mha import training
+from mha.training.agreement import NOUNS
+
+
+class Stub(nn.Module):
+    """A model that answers and looks as told: ``answer(ids)`` gives the
+    predicted ids ``(n, L, n_answers)``, ``look(ids)`` the maps
+    ``(n, n_heads, L, L)``. It has an ``attention`` layer only to be
+    recognised as a model with heads."""
+
+    def __init__(self, vocab_size, n_heads, answer, look):
+        super().__init__()
+        self.attention = mha.MultiHeadAttention(8, n_heads, dropout=0.0)
+        self.vocab_size, self.answer, self.look = vocab_size, answer, look
+
+    def forward(self, ids, mask=None):
+        logits = nn.functional.one_hot(self.answer(ids), self.vocab_size).double()
+        return logits, self.look(ids)
+
+
+def neighbours_stub():
+    """Always right about the previous word; right about the next word only at
+    even positions. Head 0 looks one back, head 1 evenly at every key."""
+
+    def answer(ids):
+        n, length = ids.shape
+        previous = torch.cat([ids[:, :1], ids[:, :-1]], dim=1)
+        following = torch.cat([ids[:, 1:], ids[:, :1]], dim=1)
+        wrong = (following + 1 - 2) % (len(training.NEIGHBOURS.vocab) - 2) + 2
+        odd = torch.arange(length) % 2 == 1
+        return torch.stack([previous, following.where(~odd, wrong)], dim=-1)
+
+    def look(ids):
+        n, length = ids.shape
+        back = torch.diag(torch.ones(length - 1), -1)
+        back[0, 0] = 1.0
+        even = torch.full((length, length), 1 / length)
+        return torch.stack([back, even]).expand(n, -1, -1, -1).double()
+
+    return Stub(len(training.NEIGHBOURS.vocab), 2, answer, look)
+
+
+def test_behaviour_counts_each_answer_and_their_joint_accuracy():
+    learned = training.behaviour(training.NEIGHBOURS, neighbours_stub())
+    # Six-word sentences: "previous" asked at positions 1-5, "next" at 0-4 (right
+    # at 0, 2, 4), both at 1-4 (right at 2 and 4 only).
+    assert learned["accuracy"] == {"previous": 1.0, "next": pytest.approx(3 / 5)}
+    assert learned["joint"] == pytest.approx(2 / 4)
+    assert learned["share"]["previous"] == pytest.approx([1.0, 1 / 6])
+    assert learned["share"]["next"] == pytest.approx([0.0, 1 / 6])
+    assert learned["head"] == {"previous": 0, "next": 1}
+    assert "hard" not in learned and "decoy_share" not in learned  # no decoys
+
+
+def test_behaviour_of_a_model_that_follows_the_nearest_noun():
+    """Reading the verb's form off the nearest noun is right wherever it agrees
+    with the subject, and wrong wherever it is a decoy, by construction."""
+    task = training.AGREEMENT
+    vocab = task.vocab
+    plural_ids = torch.tensor([vocab.stoi[w] for w in training.agreement.PLURALS])
+    noun_ids = torch.tensor(
+        [vocab.stoi[w] for w in (*NOUNS, *training.agreement.PLURALS)]
+    )
+
+    def nearest_noun(ids):  # (n, L): for each position, the last noun before it
+        is_noun = torch.isin(ids, noun_ids)
+        position = torch.arange(ids.size(1)).expand_as(ids)
+        marked = torch.where(is_noun, position, -1)
+        return marked.cummax(dim=1).values.roll(1, dims=1).clamp(min=0)
+
+    def answer(ids):
+        noun = ids.gather(1, nearest_noun(ids))  # (n, L)
+        form = torch.where(
+            torch.isin(noun, plural_ids), vocab.stoi["are"], vocab.stoi["is"]
+        )
+        return form[..., None]  # (n, L, 1)
+
+    def look(ids):
+        maps = nn.functional.one_hot(
+            nearest_noun(ids), ids.size(1)
+        ).double()  # (n, L, L)
+        return maps[:, None]  # (n, 1, L, L)
+
+    learned = training.behaviour(task, Stub(len(vocab), 1, answer, look))
+    assert learned["hard"] == {"verb": 0.0}
+    assert learned["decoy_share"] == {"verb": [1.0]}
+    hard_share = 1 - learned["accuracy"]["verb"]  # the share of decoyed sentences
+    assert 0.35 < hard_share < 0.55  # the nearest noun's number is a coin toss
+    # Every held-out sentence has a phrase: the nearest noun is never the subject.
+    assert learned["share"]["verb"] == [0.0]
+
+
+def test_share_at_offset_of_known_maps():
+    length = 5
+    back = torch.diag(torch.ones(length - 1), -1)  # every query on the key before it
+    ahead = torch.diag(torch.ones(length - 1), 1)  # every query on the key after it
+    uniform = torch.full((length, length), 1.0 / length)
+    maps = torch.stack([back, ahead, uniform])
+    torch.testing.assert_close(
+        training.share_at_offset(maps, -1), torch.tensor([1.0, 0.0, 1.0 / length])
+    )
+    torch.testing.assert_close(
+        training.share_at_offset(maps, 1), torch.tensor([0.0, 1.0, 1.0 / length])
+    )
+
+
+def test_without_head_zeroes_that_heads_features_before_wo():
+    torch.manual_seed(0)
+    layer = mha.MultiHeadAttention(8, 4, dropout=0.0, dtype=torch.float64).eval()
+    x = torch.randn(2, 5, 8, dtype=torch.float64)
+    with training.without_head(layer, 2):
+        out, probs = layer(x, x, x)
+    Q, K, V = (mha.split_heads(w(x), 4) for w in (layer.Wq, layer.Wk, layer.Wv))
+    A = mha.attention_probs(mha.scaled_dot_product(Q, K)) @ V  # (2, 4, 5, 2)
+    A[:, 2] = 0.0
+    torch.testing.assert_close(out, layer.Wo(mha.merge_heads(A)))
+    torch.testing.assert_close(probs, layer(x, x, x)[1])  # the maps are still computed
+    assert not layer.Wo._forward_pre_hooks  # the hook is gone after the block
+
+
+LAYER = mha.MultiHeadAttention(8, 4, dropout=0.0)
+
+
+def _enter(model, head):
+    with training.without_head(model, head):
+        pass
+
+
+BAD_INPUT = [
+    (lambda: training.share_at_offset(torch.rand(4, 4), -1), ValueError, "attention",
+     "(n_heads, L, L)", "got (4, 4)"),
+    (lambda: training.share_at_offset(torch.rand(2, 3, 4), -1), ValueError, "attention",
+     "square with L >= 2", "got (2, 3, 4)"),
+    (lambda: training.share_at_offset(torch.rand(2, 3, 3), 3), ValueError, "attention",
+     "L >= 4 for offset 3", "got (2, 3, 3)"),
+    (lambda: training.share_at_offset(torch.rand(2, 3, 3), 1.0), TypeError, "offset",
+     "an int", "got float 1.0"),
+    (lambda: training.share_at_offset([[0.5]], -1), ValueError, "attention",
+     "(n_heads, L, L)", "got <class 'list'>"),
+    (lambda: _enter(LAYER, 4), ValueError, "head", "int in [0, 3]", "got 4"),
+    (lambda: _enter(LAYER, -1), ValueError, "head", "int in [0, 3]", "got -1"),
+    (lambda: _enter(LAYER, "0"), TypeError, "head", "an int", "got str '0'"),
+    (lambda: _enter(nn.Linear(2, 2), 0), TypeError, "model", "mha.MultiHeadAttention",
+     "got Linear"),
+    (lambda: training.behaviour(training.NEIGHBOURS, nn.Linear(2, 2)), TypeError, "model",
+     "have one as its `attention`", "got Linear"),
+    (lambda: training.behaviour("neighbours", LAYER), TypeError, "task", "mha.training.Task",
+     "got str 'neighbours'"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("call", "error", "name", "expected", "given"), BAD_INPUT)
+def test_bad_input_is_refused_with_a_clear_message(
+    fails_with, call, error, name, expected, given
+):
+    fails_with(call, error, name, expected, given)

@@ -41,9 +41,9 @@ def test_first_cell_is_the_setup_cell_and_solutions_are_folded(notebook):
         return  # a page of prose runs nothing, so it needs no set-up
     assert "remove-cell" in cells[0]["metadata"].get("tags", [])
     assert "".join(cells[0]["source"]) == SETUP_CELL, "run `make setup-cell`"
-    assert not setup_cell.update(nbformat.from_dict(notebook), SETUP_CELL), (
-        "run `make setup-cell`: its metadata, or a solution's, is not what it writes"
-    )
+    assert not setup_cell.update(
+        nbformat.reads(json.dumps(notebook), as_version=4), SETUP_CELL
+    ), "run `make setup-cell`: its metadata, or a solution's, is not what it writes"
 
 
 def test_every_code_cell_was_executed_in_order(notebook):

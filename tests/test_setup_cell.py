@@ -198,7 +198,7 @@ def test_with_an_address_it_installs_mha_alone_from_there(
     (command,) = pip_calls
     assert command == [
         sys.executable,
-        *("-m", "pip", "install", "--quiet", "--no-deps"),
+        *("-m", "pip", "install", "-q", "--no-deps"),
         source,
     ]
     message = stopped.value._render_traceback_()

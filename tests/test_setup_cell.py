@@ -10,6 +10,7 @@ import subprocess
 import sys
 import sysconfig
 import tomllib
+import zipfile
 from pathlib import Path
 
 import nbformat
@@ -253,6 +254,43 @@ def package_copy(target: Path) -> Path:
         ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"),
     )
     return target
+
+
+def test_a_wheel_holds_what_src_holds_whatever_build_held(tmp_path):
+    """setuptools builds through build/lib/ and never empties it; the package's
+    backend does: a file left there is not shipped, and no build/ is left."""
+    checkout = package_copy(tmp_path / "checkout")
+    stale = checkout / "build" / "lib" / "mha" / "stale.py"
+    stale.parent.mkdir(parents=True)
+    stale.write_text("LEFT_BY_AN_EARLIER_BUILD = True\n")
+    wheels = tmp_path / "wheels"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "-q",
+            "--no-deps",
+            "-w",
+            wheels,
+            checkout,
+        ],
+        check=True,
+        capture_output=True,
+    )
+    (wheel,) = wheels.glob("mha-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        shipped = {n for n in archive.namelist() if ".dist-info/" not in n}
+    src = checkout / "src"
+    expected = {
+        p.relative_to(src).as_posix()
+        for p in src.rglob("*")
+        if p.is_file() and p.suffix in (".py", ".pt")
+    }
+    assert shipped == expected
+    assert "mha_setup.py" in shipped  # the set-up cell's module ships with mha
+    assert not (checkout / "build").exists()
 
 
 @pytest.mark.skipif(

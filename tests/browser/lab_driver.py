@@ -230,3 +230,15 @@ class LiveExplorer:
             box.press("Enter")
 
         return self.act(enter, expect_new_frame)
+
+
+def markdown_cells(page):
+    """The notebook's markdown cells, as rendered (all of them: see SETTINGS)."""
+    return page.locator(".jp-Notebook .jp-MarkdownCell")
+
+
+def following_cell(cell):
+    """The cell right after ``cell`` in the notebook."""
+    return cell.locator(
+        "xpath=following-sibling::div[contains(concat(' ', @class, ' '), ' jp-Cell ')][1]"
+    )

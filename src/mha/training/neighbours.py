@@ -59,6 +59,8 @@ class NeighboursModel(nn.Module):
         max_length: int = MAX_LENGTH,
         dtype: torch.dtype | None = None,
     ):
+        """The embeddings, the positional encoding, the attention layer and
+        the two readouts (no dropout)."""
         super().__init__()
         self.embed = Embeddings(vocab_size, d_model, dtype=dtype)
         self.position = PositionalEncoding(
@@ -69,6 +71,8 @@ class NeighboursModel(nn.Module):
         self.next_readout = nn.Linear(d_model, vocab_size, dtype=dtype)
 
     def forward(self, ids: torch.Tensor, mask: torch.Tensor | None = None):
+        """``(logits, attn_probs)`` for ``ids (batch, seq_len)``; shapes: see the
+        class."""
         x = self.position(self.embed(ids))  # (batch, seq_len, d_model)
         out, attn_probs = self.attention(x, x, x, mask)  # (batch, seq_len, d_model)
         previous, next_ = self.previous_readout(out), self.next_readout(out)

@@ -56,6 +56,8 @@ class PreviousWordModel(nn.Module):
         max_length: int = MAX_LENGTH,
         dtype: torch.dtype | None = None,
     ):
+        """The embeddings, the positional encoding, the attention layer and
+        the readout (no dropout)."""
         super().__init__()
         self.embed = Embeddings(vocab_size, d_model, dtype=dtype)
         self.position = PositionalEncoding(
@@ -65,6 +67,8 @@ class PreviousWordModel(nn.Module):
         self.readout = nn.Linear(d_model, vocab_size, dtype=dtype)
 
     def forward(self, ids: torch.Tensor, mask: torch.Tensor | None = None):
+        """``(logits, attn_probs)`` for ``ids (batch, seq_len)``; shapes: see the
+        class."""
         x = self.position(self.embed(ids))  # (batch, seq_len, d_model)
         out, attn_probs = self.attention(x, x, x, mask)  # (batch, seq_len, d_model)
         return self.readout(out), attn_probs  # (batch, seq_len, vocab_size)

@@ -264,18 +264,19 @@ def test_a_wheel_holds_what_src_holds_whatever_build_held(tmp_path):
     stale.parent.mkdir(parents=True)
     stale.write_text("LEFT_BY_AN_EARLIER_BUILD = True\n")
     wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    # What pip does with a clone (pip install <clone>): call the backend that
+    # pyproject.toml names, in the clone (here without pip's isolated set-up).
+    build = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]
     subprocess.run(
         [
             sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "-q",
-            "--no-deps",
-            "-w",
-            wheels,
-            checkout,
+            "-c",
+            f"import sys; sys.path[:0] = {build['backend-path']!r}; "
+            f"import {build['build-backend']} as backend; "
+            f"backend.build_wheel({str(wheels)!r})",
         ],
+        cwd=checkout,
         check=True,
         capture_output=True,
     )

@@ -116,11 +116,15 @@ def jupyterlab(notebooks: list[Path], timeout: float = 60) -> Iterator[tuple[str
                 server.kill()
 
 
-def open_notebook(page, base: str, token: str, name: str) -> None:
-    """Open notebook ``name`` and wait until its kernel has started and is idle."""
+def open_notebook(
+    page, base: str, token: str, name: str, wait_for_kernel: bool = True
+) -> None:
+    """Open notebook ``name`` and (unless told not to: reading it needs no kernel)
+    wait until its kernel has started and is idle."""
     page.goto(f"{base}/lab/tree/{name}?token={token}")
     page.wait_for_selector(".jp-Notebook", timeout=60_000)
-    page.get_by_text("| Idle").first.wait_for(timeout=60_000)  # the status bar
+    if wait_for_kernel:
+        page.get_by_text("| Idle").first.wait_for(timeout=60_000)  # the status bar
 
 
 def run_all(page, timeout_ms: int = 180_000) -> None:

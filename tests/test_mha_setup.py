@@ -77,6 +77,13 @@ def test_every_requirement_of_mha_has_the_form_the_set_up_reads():
         assert mha_setup.REQUIREMENT.fullmatch(requirement), requirement
 
 
+def test_mha_says_the_version_it_is_installed_as():
+    """(Else the set-up would take every session for one that runs an old mha.)"""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert mha.__version__ == project["version"] == metadata.version("mha")
+    assert mha_setup.changed_since_loaded() == []
+
+
 def test_release_reads_the_leading_numbers():
     assert mha_setup.release("8.1.9") == (8, 1, 9)
     assert mha_setup.release("2.13.0+cpu") == (2, 13, 0)

@@ -236,9 +236,14 @@ class LiveExplorer:
         return self.act(enter, expect_new_frame)
 
 
+def notebook_shown(page):
+    """The notebook in the tab shown (JupyterLab may restore other tabs behind it)."""
+    return page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook")
+
+
 def markdown_cells(page):
-    """The notebook's markdown cells, as rendered (all of them: see SETTINGS)."""
-    return page.locator(".jp-Notebook .jp-MarkdownCell")
+    """The shown notebook's markdown cells, as rendered (all: see SETTINGS)."""
+    return notebook_shown(page).locator(".jp-MarkdownCell")
 
 
 def following_cell(cell):

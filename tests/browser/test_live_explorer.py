@@ -1,5 +1,5 @@
-"""The book in a real JupyterLab, as ``make lab`` serves it (one server for
-the module's tests on a worker):
+"""The book in a real JupyterLab, as ``make lab`` serves it (a server of its
+own for each test: JupyterLab restores the tabs a test left open):
 
 - a chapter opened reads as on the site: its MyST rendered (exercises, folded
   solutions, citations) with no directive or role left raw, the set-up cell
@@ -21,6 +21,7 @@ from lab_driver import (
     following_cell,
     jupyterlab,
     markdown_cells,
+    notebook_shown,
     open_notebook,
     run_all,
 )
@@ -55,146 +56,152 @@ def chapter_with_solutions_and_citations() -> Path:
 CHAPTER = chapter_with_solutions_and_citations()
 
 
-@pytest.fixture(scope="module")
-def lab():
-    """JupyterLab on copies of the playground and of CHAPTER: (base_url, token)."""
-    with jupyterlab([PLAYGROUND, CHAPTER]) as server:
-        yield server
-
-
 def expected_caption(settings: Settings) -> str:
     tokens, _ = attention_maps(settings)
     return caption(settings, tokens)
 
 
-def test_live_explorer_follows_every_control(browser, lab):
-    base, token = lab
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    open_notebook(page, base, token, PLAYGROUND.name)
+def test_live_explorer_follows_every_control(browser):
+    with jupyterlab([PLAYGROUND]) as (base, token):
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        page = context.new_page()
+        errors = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        open_notebook(page, base, token, PLAYGROUND.name)
 
-    # Before anything runs, the explorer's place says what to do.
-    cell = page.locator(".jp-Cell", has_text="mha.attention_explorer(").first
-    cell.scroll_into_view_if_needed()
-    assert "Run this cell" in cell.locator(".jp-OutputArea").inner_text()
+        # Before anything runs, the explorer's place says what to do.
+        cell = page.locator(".jp-Cell", has_text="mha.attention_explorer(").first
+        cell.scroll_into_view_if_needed()
+        assert "Run this cell" in cell.locator(".jp-OutputArea").inner_text()
 
-    run_all(page)
-    explorer = LiveExplorer(page)
-    settings = Settings(
-        weights="trained"
-    )  # the playground opens on the trained weights
+        run_all(page)
+        explorer = LiveExplorer(page)
+        settings = Settings(
+            weights="trained"
+        )  # the playground opens on the trained weights
 
-    def check(settings: Settings, dropdown: str | None = None) -> None:
-        assert explorer.caption() == expected_caption(settings)
-        assert explorer.sentence_shown() == (dropdown or settings.sentence)
-        assert explorer.slider_visible("Padding tokens") == (settings.mask == "padding")
+        def check(settings: Settings, dropdown: str | None = None) -> None:
+            assert explorer.caption() == expected_caption(settings)
+            assert explorer.sentence_shown() == (dropdown or settings.sentence)
+            assert explorer.slider_visible("Padding tokens") == (
+                settings.mask == "padding"
+            )
 
-    check(settings)
-    steps = [
-        (lambda: explorer.slide("Heads", "End"), {"n_heads": 8}),
-        (lambda: explorer.slide("Heads", "Home"), {"n_heads": 1}),
-        (lambda: explorer.slide("Heads", "ArrowRight"), {"n_heads": 2}),
-        (lambda: explorer.click("Mask", "causal"), {"mask": "causal"}),
-        (lambda: explorer.click("Mask", "padding"), {"mask": "padding"}),
-        (lambda: explorer.slide("Padding tokens", "End"), {"n_pad": 3}),
-        (lambda: explorer.choose(mha.SENTENCES[2]), {"sentence": mha.SENTENCES[2]}),
-        (lambda: explorer.click("Weights", "random"), {"weights": "random"}),
-        (lambda: explorer.click("Mask", "none"), {"mask": "none"}),
-    ]
-    for act, change in steps:
-        act()
-        settings = replace(settings, **change)
+        check(settings)
+        steps = [
+            (lambda: explorer.slide("Heads", "End"), {"n_heads": 8}),
+            (lambda: explorer.slide("Heads", "Home"), {"n_heads": 1}),
+            (lambda: explorer.slide("Heads", "ArrowRight"), {"n_heads": 2}),
+            (lambda: explorer.click("Mask", "causal"), {"mask": "causal"}),
+            (lambda: explorer.click("Mask", "padding"), {"mask": "padding"}),
+            (lambda: explorer.slide("Padding tokens", "End"), {"n_pad": 3}),
+            (lambda: explorer.choose(mha.SENTENCES[2]), {"sentence": mha.SENTENCES[2]}),
+            (lambda: explorer.click("Weights", "random"), {"weights": "random"}),
+            (lambda: explorer.click("Mask", "none"), {"mask": "none"}),
+        ]
+        for act, change in steps:
+            act()
+            settings = replace(settings, **change)
+            check(settings)
+
+        # A typed sentence shows in the drop-down; unknown words are listed once.
+        typed = "the cat sat on the mat"
+        explorer.type(typed)
+        settings = replace(settings, sentence=typed)
+        check(settings, dropdown=f"your sentence: {typed}")
+        assert "shown as <unk>: the, cat, sat, on, mat" in explorer.message()
+
+        # A listed sentence replaces it and empties the box; the typed one stays listed.
+        explorer.choose(mha.SENTENCES[0])
+        settings = replace(settings, sentence=mha.SENTENCES[0])
+        check(settings)
+        assert explorer.root.locator(".widget-text input").input_value() == ""
+        explorer.choose(f"your sentence: {typed}")
+        check(replace(settings, sentence=typed), dropdown=f"your sentence: {typed}")
+
+        # Clearing the box goes back to the sentence chosen in the drop-down.
+        explorer.type("")
         check(settings)
 
-    # A typed sentence shows in the drop-down; unknown words are listed once.
-    typed = "the cat sat on the mat"
-    explorer.type(typed)
-    settings = replace(settings, sentence=typed)
-    check(settings, dropdown=f"your sentence: {typed}")
-    assert "shown as <unk>: the, cat, sat, on, mat" in explorer.message()
+        # Enter on an empty box, and text the explorer cannot show: a message,
+        # and the picture and the controls stay as they were.
+        for text, says in [
+            ("", "the box is empty"),
+            ("!!! ???", "at least one word"),
+            (" ".join(["word"] * 11), "at most 10"),
+        ]:
+            explorer.type(text, expect_new_frame=False)
+            assert says in explorer.message()
+            check(settings)
 
-    # A listed sentence replaces it and empties the box; the typed one stays listed.
-    explorer.choose(mha.SENTENCES[0])
-    settings = replace(settings, sentence=mha.SENTENCES[0])
-    check(settings)
-    assert explorer.root.locator(".widget-text input").input_value() == ""
-    explorer.choose(f"your sentence: {typed}")
-    check(replace(settings, sentence=typed), dropdown=f"your sentence: {typed}")
-
-    # Clearing the box goes back to the sentence chosen in the drop-down.
-    explorer.type("")
-    check(settings)
-
-    # Enter on an empty box, and text the explorer cannot show: a message,
-    # and the picture and the controls stay as they were.
-    for text, says in [
-        ("", "the box is empty"),
-        ("!!! ???", "at least one word"),
-        (" ".join(["word"] * 11), "at most 10"),
-    ]:
-        explorer.type(text, expect_new_frame=False)
-        assert says in explorer.message()
-        check(settings)
-
-    # Characters the figure's font cannot draw are named.
-    explorer.type("你好 世界")
-    check(replace(settings, sentence="你好 世界"), dropdown="your sentence: 你好 世界")
-    assert re.search("font cannot draw 你 好 世 界", explorer.message())
-    assert errors == []
-    context.close()
+        # Characters the figure's font cannot draw are named.
+        explorer.type("你好 世界")
+        check(
+            replace(settings, sentence="你好 世界"), dropdown="your sentence: 你好 世界"
+        )
+        assert re.search("font cannot draw 你 好 世 界", explorer.message())
+        assert errors == []
+        context.close()
 
 
-def test_a_chapter_reads_in_jupyterlab_as_on_the_site(browser, lab):
-    base, token = lab
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    problems = []
-    page.on("pageerror", lambda error: problems.append(str(error)))
-    page.on(
-        "console",
-        lambda m: m.type == "error" and problems.append(f"console: {m.text}"),
-    )
-    open_notebook(page, base, token, CHAPTER.name, wait_for_kernel=False)
-    cells = markdown_cells(page)
-    # (JupyterLab's own renderer draws .jp-RenderedMarkdown, jupyterlab-myst .myst)
-    cells.last.locator(".myst, .jp-RenderedMarkdown").wait_for(timeout=30_000)
+def test_a_chapter_reads_in_jupyterlab_as_on_the_site(browser):
+    with jupyterlab([CHAPTER]) as (base, token):
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        page = context.new_page()
+        problems = []
+        page.on("pageerror", lambda error: problems.append(str(error)))
+        page.on(
+            "console",
+            lambda m: m.type == "error" and problems.append(f"console: {m.text}"),
+        )
+        open_notebook(page, base, token, CHAPTER.name, wait_for_kernel=False)
+        cells = markdown_cells(page)
+        # (JupyterLab's own renderer draws .jp-RenderedMarkdown, jupyterlab-myst .myst)
+        page.wait_for_function(
+            """() => {
+                const cells = [...document.querySelectorAll(
+                    '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-MarkdownCell')];
+                return cells.length > 0 && cells.every(
+                    c => c.querySelector('.myst, .jp-RenderedMarkdown'));
+            }""",
+            timeout=30_000,
+        )
 
-    # Every markdown cell is drawn by the MyST renderer, and none shows source.
-    count = cells.count()
-    assert count > 5
-    assert cells.locator(".myst").count() == count, "is jupyterlab-myst installed?"
-    for number, text in enumerate(cells.all_inner_texts()):
-        raw = [marker for marker in RAW if marker in text]
-        assert not raw, f"markdown cell {number} shows {raw}: {text[:200]!r}"
+        # Every markdown cell is drawn by the MyST renderer, and none shows source.
+        count = cells.count()
+        assert count > 5
+        assert cells.locator(".myst").count() == count, "is jupyterlab-myst installed?"
+        for number, text in enumerate(cells.all_inner_texts()):
+            raw = [marker for marker in RAW if marker in text]
+            assert not raw, f"markdown cell {number} shows {raw}: {text[:200]!r}"
 
-    # An exercise is a box with its number; a citation is a citation.
-    exercise = page.locator(".myst-exercise", has_text="Exercise 1").first
-    assert exercise.is_visible()
-    assert page.locator(".cite-group").count() >= 1
+        # An exercise is a box with its number; a citation is a citation.
+        notebook = notebook_shown(page)
+        exercise = notebook.locator(".myst-exercise", has_text="Exercise 1").first
+        assert exercise.is_visible()
+        assert notebook.locator(".cite-group").count() >= 1
 
-    # The first solution is folded: its text hidden until the reader opens it,
-    # its code folded, source and output.
-    solution_cell = cells.filter(has_text="Solution to").first
-    solution = solution_cell.locator("details.myst-exercise").first
-    solution.scroll_into_view_if_needed()
-    body = solution.locator(".myst-exercise-body")
-    assert solution.get_attribute("open") is None and not body.is_visible()
-    code = following_cell(solution_cell)
-    assert "jp-CodeCell" in code.get_attribute("class")
-    assert code.locator(".jp-InputPlaceholder").is_visible()
-    assert not code.locator(".jp-InputArea-editor").is_visible()
-    solution.locator("summary").click()
-    assert body.is_visible()
+        # The first solution is folded: its text hidden until the reader opens it,
+        # its code folded, source and output.
+        solution_cell = cells.filter(has_text="Solution to").first
+        solution = solution_cell.locator("details.myst-exercise").first
+        solution.scroll_into_view_if_needed()
+        body = solution.locator(".myst-exercise-body")
+        assert solution.get_attribute("open") is None and not body.is_visible()
+        code = following_cell(solution_cell)
+        assert "jp-CodeCell" in code.get_attribute("class")
+        assert code.locator(".jp-InputPlaceholder").is_visible()
+        assert not code.locator(".jp-InputArea-editor").is_visible()
+        solution.locator("summary").click()
+        assert body.is_visible()
 
-    # The set-up cell is folded to its title.
-    setup = page.locator(".jp-CodeCell").first
-    assert (
-        setup.locator(".jp-InputPlaceholder")
-        .inner_text()
-        .startswith("# @title Set-up:")
-    )
-    assert not setup.locator(".jp-InputArea-editor").is_visible()
-    assert problems == []
-    context.close()
+        # The set-up cell is folded to its title.
+        setup = notebook.locator(".jp-CodeCell").first
+        assert (
+            setup.locator(".jp-InputPlaceholder")
+            .inner_text()
+            .startswith("# @title Set-up:")
+        )
+        assert not setup.locator(".jp-InputArea-editor").is_visible()
+        assert problems == []
+        context.close()

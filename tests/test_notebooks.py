@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,14 +32,19 @@ def test_there_are_chapters():
     assert len(chapters()) >= 12
 
 
-def test_first_cell_is_the_setup_cell(notebook):
+def test_first_cell_is_the_setup_cell_and_solutions_are_folded(notebook):
     """Opened anywhere (Colab, Binder, a download), a chapter sets itself up: its first
-    code cell is exactly what scripts/setup_cell.py writes from its template."""
+    code cell is exactly what scripts/setup_cell.py writes from its template, out
+    of the reader's way (removed from the site, folded in JupyterLab, a title on
+    Colab); and the code of each solution is folded in JupyterLab."""
     cells = code_cells(notebook)
     if not cells:
         return  # a page of prose runs nothing, so it needs no set-up
     assert "remove-cell" in cells[0]["metadata"].get("tags", [])
     assert "".join(cells[0]["source"]) == SETUP_CELL, "run `make setup-cell`"
+    assert not setup_cell.update(
+        nbformat.reads(json.dumps(notebook), as_version=4), SETUP_CELL
+    ), "run `make setup-cell`: its metadata, or a solution's, is not what it writes"
 
 
 def test_every_code_cell_was_executed_in_order(notebook):

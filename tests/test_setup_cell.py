@@ -3,7 +3,6 @@ reader opens a chapter outside the repository (Colab, Binder, a download)."""
 
 from __future__ import annotations
 
-import importlib.metadata
 import json
 import os
 import shutil
@@ -11,7 +10,7 @@ import subprocess
 import sys
 import sysconfig
 import tomllib
-import types
+import zipfile
 from pathlib import Path
 
 import nbformat
@@ -51,36 +50,45 @@ def run_cell(source: str) -> dict:
 @pytest.fixture
 def mha_missing(monkeypatch):
     """As in a kernel where the package is not installed (find_spec gives None)."""
-    monkeypatch.setitem(sys.modules, "mha", None)
+    monkeypatch.setitem(sys.modules, "mha_setup", None)
     monkeypatch.delenv("MHA_INSTALL_SOURCE", raising=False)
 
 
 @pytest.fixture
 def pip_calls(monkeypatch):
-    """Record what the cell asks pip to do (and the constraints it passes), without running it."""
+    """Record what the cell asks pip to do, without running it (pip fails)."""
     calls = []
 
     def fake_run(command, *args, **kwargs):
-        constraints = command[command.index("--constraint") + 1]
-        calls.append({"command": command, "constraints": Path(constraints).read_text()})
+        calls.append(command)
         return subprocess.CompletedProcess(command, returncode=1)
 
     monkeypatch.setattr(subprocess, "run", fake_run)
     return calls
 
 
-def test_the_writer_fills_first_code_cells_and_leaves_prose_pages_alone(tmp_path):
-    chapter, prose = tmp_path / "chapter.ipynb", tmp_path / "prose.ipynb"
-    nbformat.write(
-        nbformat.v4.new_notebook(
-            cells=[
-                nbformat.v4.new_markdown_cell("# A chapter"),
-                nbformat.v4.new_code_cell("old = 1"),
-                nbformat.v4.new_code_cell("kept = 2"),
-            ]
-        ),
-        chapter,
+def solution_chapter() -> nbformat.NotebookNode:
+    return nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell("# A chapter"),
+            nbformat.v4.new_code_cell("old = 1"),
+            nbformat.v4.new_code_cell("kept = 2"),
+            nbformat.v4.new_markdown_cell("```{exercise}\n:label: e\n\nWhy?\n```"),
+            nbformat.v4.new_markdown_cell(
+                "```{solution-start} e\n:class: dropdown\n```\nBecause."
+            ),
+            nbformat.v4.new_code_cell("answer = 3"),
+            nbformat.v4.new_markdown_cell("```{solution-end}\n```"),
+            nbformat.v4.new_code_cell("after = 4"),
+        ]
     )
+
+
+def test_the_writer_fills_first_code_cells_folds_solutions_and_leaves_prose_alone(
+    tmp_path,
+):
+    chapter, prose = tmp_path / "chapter.ipynb", tmp_path / "prose.ipynb"
+    nbformat.write(solution_chapter(), chapter)
     nbformat.write(
         nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Prose")]),
         prose,
@@ -88,10 +96,42 @@ def test_the_writer_fills_first_code_cells_and_leaves_prose_pages_alone(tmp_path
     before = prose.read_bytes()
     assert setup_cell.write([chapter, prose], "new = 1") == [chapter]
     cells = nbformat.read(chapter, as_version=4).cells
-    assert [c.source for c in cells] == ["# A chapter", "new = 1", "kept = 2"]
-    assert cells[1].metadata["tags"] == ["remove-cell"]
+    assert [c.source for c in cells if c.cell_type == "code"] == [
+        "new = 1",
+        "kept = 2",
+        "answer = 3",
+        "after = 4",
+    ]
+    setup = cells[1].metadata
+    assert setup["tags"] == ["remove-cell"]
+    assert setup["jupyter"] == {"source_hidden": True}  # folded in JupyterLab
+    assert setup["cellView"] == "form"  # Colab shows its title alone
+    assert cells[5].metadata["jupyter"] == {
+        "source_hidden": True,
+        "outputs_hidden": True,
+    }
+    for other in (cells[2], cells[7]):
+        assert "jupyter" not in other.metadata and "tags" not in other.metadata
     assert prose.read_bytes() == before
     assert setup_cell.write([chapter, prose], "new = 1") == []  # nothing left to change
+    # A chapter rewritten by hand (a solution unfolded) is written again.
+    notebook = nbformat.read(chapter, as_version=4)
+    notebook.cells[5].metadata["jupyter"]["outputs_hidden"] = False
+    nbformat.write(notebook, chapter)
+    assert setup_cell.write([chapter], "new = 1") == [chapter]
+    assert nbformat.read(chapter, as_version=4).cells[5].metadata["jupyter"] == {
+        "source_hidden": True,
+        "outputs_hidden": True,
+    }
+
+
+def test_the_template_shows_a_title_and_little_else():
+    """Colab's form view shows the first line (``# @title ...``) alone; the cell
+    itself stays short: the logic lives in mha_setup, installed with mha."""
+    lines = setup_cell.render().splitlines()
+    assert lines[0].startswith("# @title Set-up: ")
+    assert len(lines) <= 40
+    assert "mha_setup.run()" in setup_cell.render()
 
 
 def test_the_install_source_comes_from_the_repository_address(tmp_path):
@@ -122,9 +162,9 @@ def test_a_bad_repository_address_is_refused_by_name(url):
         setup_cell.install_source(url)
 
 
-def test_in_a_set_up_clone_the_cell_does_nothing(monkeypatch):
+def test_in_a_set_up_clone_the_cell_only_checks(monkeypatch):
     def no_pip(*args, **kwargs):
-        raise AssertionError("the cell ran a command although mha is importable")
+        raise AssertionError("the cell ran a command although mha is installed")
 
     monkeypatch.setattr(subprocess, "run", no_pip)
     namespace = run_cell(setup_cell.render())
@@ -135,7 +175,7 @@ def test_without_an_address_it_stops_with_instructions(
     tmp_path, mha_missing, pip_calls
 ):
     with pytest.raises(
-        Exception, match=r"needs the book's helper package `mha`.*pip install"
+        Exception, match=r"needs the book's package `mha`.*pip install"
     ) as stopped:
         run_cell(cell_for(tmp_path, ""))
     assert type(stopped.value).__name__ == "MhaSetupError"
@@ -145,57 +185,36 @@ def test_without_an_address_it_stops_with_instructions(
     assert pip_calls == []
 
 
-def test_it_installs_with_ranges_and_keeps_the_platforms_torch_and_kernel(
-    tmp_path, mha_missing, pip_calls
+@pytest.mark.parametrize(
+    "url",
+    ["https://github.com/someone/the-book", "https://gitlab.com/someone/the-book"],
+)
+def test_with_an_address_it_installs_mha_alone_from_there(
+    tmp_path, mha_missing, pip_calls, url
 ):
-    url = "https://github.com/someone/the-book"
-    with pytest.raises(
-        Exception,
-        match=r"Installing `mha` from mha @ https://github\.com/"
-        r"someone/the-book/archive/refs/heads/main\.zip failed",
-    ):
+    """(pip_calls makes pip fail: the message must then carry the address.)"""
+    source = setup_cell.install_source(url)
+    with pytest.raises(Exception, match="could not be installed") as stopped:
         run_cell(cell_for(tmp_path, url))
-    (call,) = pip_calls
-    assert call["command"][:4] == [sys.executable, "-m", "pip", "install"]
-    assert call["command"][-1] == setup_cell.install_source(url)
-    assert (
-        "--extra-index-url" not in call["command"]
-    )  # torch is there: nothing to fetch
-    pinned = set(call["constraints"].split())
-    for name in ("torch", "ipykernel", "ipython"):
-        assert f"{name}=={importlib.metadata.version(name)}" in pinned
+    (command,) = pip_calls
+    assert command == [
+        sys.executable,
+        *("-m", "pip", "install", "-q", "--no-deps"),
+        source,
+    ]
+    message = stopped.value._render_traceback_()
+    assert len(message) == 1 and url in message[0]
+    assert f'`pip install "{source}"`' in message[0]
 
 
-def test_without_torch_on_linux_it_asks_for_the_cpu_build(
+def test_mha_install_source_overrides_the_address(
     tmp_path, mha_missing, pip_calls, monkeypatch
 ):
-    real_version = importlib.metadata.version
-
-    def version(name):
-        if name == "torch":
-            raise importlib.metadata.PackageNotFoundError(name)
-        return real_version(name)
-
-    monkeypatch.setattr(importlib.metadata, "version", version)
-    monkeypatch.setattr(sys, "platform", "linux")
-    with pytest.raises(Exception, match="failed"):
-        run_cell(cell_for(tmp_path, "https://github.com/someone/the-book"))
-    command = pip_calls[0]["command"]
-    index = command.index("--extra-index-url")
-    assert command[index + 1] == "https://download.pytorch.org/whl/cpu"
-    assert "torch==" not in pip_calls[0]["constraints"]
-
-
-def test_on_colab_it_switches_on_the_widget_manager(monkeypatch):
-    calls = []
-    colab = types.ModuleType("google.colab")
-    colab.output = types.SimpleNamespace(
-        enable_custom_widget_manager=lambda: calls.append(1)
-    )
-    monkeypatch.setitem(sys.modules, "google", types.ModuleType("google"))
-    monkeypatch.setitem(sys.modules, "google.colab", colab)
-    run_cell(setup_cell.render())
-    assert calls == [1]
+    url = "https://github.com/someone/the-book"
+    monkeypatch.setenv("MHA_INSTALL_SOURCE", "/some/clone")
+    with pytest.raises(Exception, match="/some/clone"):
+        run_cell(cell_for(tmp_path, url))
+    assert pip_calls[0][-1] == "/some/clone"
 
 
 # -- A chapter opened alone, in an environment without mha ------------------------------
@@ -215,13 +234,19 @@ def visible_packages(farm: Path) -> None:
 def package_copy(target: Path) -> Path:
     """The files pip needs to build mha from this checkout, copied (so that building
     it never writes into the checkout)."""
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    project, build = pyproject["project"], pyproject["build-system"]
+    backend = [
+        f"{folder}/{build['build-backend']}.py" for folder in build["backend-path"]
+    ]
     target.mkdir()
     for name in [
         "pyproject.toml",
         project["readme"],
         *project.get("license-files", []),
+        *backend,
     ]:
+        (target / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / name, target / name)
     shutil.copytree(
         ROOT / "src",
@@ -229,6 +254,44 @@ def package_copy(target: Path) -> Path:
         ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"),
     )
     return target
+
+
+def test_a_wheel_holds_what_src_holds_whatever_build_held(tmp_path):
+    """setuptools builds through build/lib/ and never empties it; the package's
+    backend does: a file left there is not shipped, and no build/ is left."""
+    checkout = package_copy(tmp_path / "checkout")
+    stale = checkout / "build" / "lib" / "mha" / "stale.py"
+    stale.parent.mkdir(parents=True)
+    stale.write_text("LEFT_BY_AN_EARLIER_BUILD = True\n")
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    # What pip does with a clone (pip install <clone>): call the backend that
+    # pyproject.toml names, in the clone (here without pip's isolated set-up).
+    build = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]
+    subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            f"import sys; sys.path[:0] = {build['backend-path']!r}; "
+            f"import {build['build-backend']} as backend; "
+            f"backend.build_wheel({str(wheels)!r})",
+        ],
+        cwd=checkout,
+        check=True,
+        capture_output=True,
+    )
+    (wheel,) = wheels.glob("mha-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        shipped = {n for n in archive.namelist() if ".dist-info/" not in n}
+    src = checkout / "src"
+    expected = {
+        p.relative_to(src).as_posix()
+        for p in src.rglob("*")
+        if p.is_file() and p.suffix in (".py", ".pt")
+    }
+    assert shipped == expected
+    assert "mha_setup.py" in shipped  # the set-up cell's module ships with mha
+    assert not (checkout / "build").exists()
 
 
 @pytest.mark.skipif(

@@ -1,13 +1,22 @@
 """Helpers for the book *Multi-Head Attention, Step by Step*.
 
-``import mha`` gives what a reader uses: the tokenizer and vocabulary, the
-embeddings and positional encoding, the attention layer and its named steps,
-the two mask builders, the running example, converters to and from PyTorch's
-layer, and the figures. Everything else lives in the submodules, which
-``import mha`` loads too: :mod:`mha.text`, :mod:`mha.embedding`,
-:mod:`mha.attention`, :mod:`mha.circuits`, :mod:`mha.masks`, :mod:`mha.block`,
-:mod:`mha.interop`, :mod:`mha.example`, :mod:`mha.plotting`, :mod:`mha.display`,
-:mod:`mha.explorer`, :mod:`mha.training` and :mod:`mha.cost`.
+What ``import mha`` gives (``help(mha.NAME)`` shows one of them):
+
+    words and their ids      tokenize, Vocab
+    vectors and positions    Embeddings, PositionalEncoding
+    the steps of attention   split_heads, scaled_dot_product, attention_probs,
+                             merge_heads
+    the layer                MultiHeadAttention
+    the two masks            causal_mask, padding_mask
+    PyTorch's layer          to_torch, from_torch
+    the book's example       SENTENCES, running_example
+    figures and code         display_attention, attention_explorer, show_source
+
+Everything else lives in the submodules, which ``import mha`` loads too:
+mha.text, mha.embedding, mha.attention, mha.circuits, mha.masks, mha.block,
+mha.interop, mha.example, mha.plotting, mha.display, mha.explorer,
+mha.training and mha.cost. (Below, each layer's own methods come first; the long lists of
+methods "inherited from torch.nn.modules.module.Module" are PyTorch's.)
 """
 
 # The submodules (`x as x`: loaded so that `mha.masks.to_sdpa_mask` and the like work).

@@ -65,7 +65,7 @@ def attention_probs(
     Args:
         scores: ``(batch, n_heads, q_len, k_len)``.
         mask: broadcastable to ``scores``; ``True``/1 = may attend,
-            ``False``/0 = blocked (see :func:`mha.masks.check_mask`).
+            ``False``/0 = blocked (see `mha.masks.check_mask`).
 
     Returns:
         ``(batch, n_heads, q_len, k_len)``; each row sums to 1 and blocked
@@ -83,7 +83,7 @@ def attention_probs(
 
 
 def merge_heads(x: torch.Tensor) -> torch.Tensor:
-    """Undo :func:`split_heads`: lay the heads side by side again.
+    """Undo `split_heads`: lay the heads side by side again.
 
     ``(batch, n_heads, seq_len, d_key)`` → ``(batch, seq_len, n_heads * d_key)``.
     """
@@ -118,7 +118,7 @@ class MultiHeadAttention(nn.Module):
           ``(q_len, k_len)``, the same for every sequence and head, or 4-D
           and broadcastable to ``(batch, n_heads, q_len, k_len)`` (a padding
           mask is ``(batch, 1, 1, k_len)``). 3-D masks are refused as
-          ambiguous. See :mod:`mha.masks` for builders and for converters to
+          ambiguous. See `mha.masks` for builders and for converters to
           PyTorch's conventions.
         - output: ``(batch, q_len, d_model)``.
         - attn_probs: ``(batch, n_heads, q_len, k_len)``, one map per head,
@@ -143,6 +143,8 @@ class MultiHeadAttention(nn.Module):
         device: torch.device | str | None = None,
         dtype: torch.dtype | None = None,
     ):
+        """The four projections ``Wq, Wk, Wv, Wo`` and the dropout (arguments:
+        see the class)."""
         super().__init__()
         check_heads(d_model, n_heads)
         check_probability("dropout", dropout)
@@ -162,6 +164,10 @@ class MultiHeadAttention(nn.Module):
         value: torch.Tensor,
         mask: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(output, attn_probs)``: ``output (batch, q_len, d_model)`` for
+        ``query (batch, q_len, d_model)`` attending to ``key``, ``value``
+        ``(batch, k_len, d_model)`` where ``mask`` allows; ``attn_probs (batch,
+        n_heads, q_len, k_len)``."""
         self._check_inputs(query, key, value)
         Q = split_heads(self.Wq(query), self.n_heads)  # (batch, n_heads, q_len, d_key)
         K = split_heads(self.Wk(key), self.n_heads)  # (batch, n_heads, k_len, d_key)

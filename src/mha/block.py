@@ -59,6 +59,7 @@ class FeedForward(nn.Module):
         device: torch.device | str | None = None,
         dtype: torch.dtype | None = None,
     ):
+        """The two linear layers, ``d_model → d_ff → d_model``, and the dropout."""
         super().__init__()
         check_int("d_model", d_model)
         check_int("d_ff", d_ff)
@@ -68,6 +69,7 @@ class FeedForward(nn.Module):
         self.dropout = nn.Dropout(dropout)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """``(…, d_model) → (…, d_model)``, every token on its own."""
         hidden = torch.relu(self.linear1(x))  # (…, d_ff)
         return self.linear2(self.dropout(hidden))  # (…, d_model)
 
@@ -100,6 +102,8 @@ class EncoderBlock(nn.Module):
         device: torch.device | str | None = None,
         dtype: torch.dtype | None = None,
     ):
+        """The self-attention, the feed-forward network and their LayerNorms
+        (arguments: see the class)."""
         super().__init__()
         check_heads(d_model, n_heads)
         kind = {"device": device, "dtype": dtype}
@@ -114,6 +118,8 @@ class EncoderBlock(nn.Module):
     def forward(
         self, x: torch.Tensor, mask: torch.Tensor | None = None
     ) -> torch.Tensor:
+        """``x (batch, x_len, d_model)`` through both sublayers: ``(batch, x_len,
+        d_model)``."""
         _check_sequence("x", x, self.d_model)
         attended, _ = self.attention(x, x, x, mask)  # (batch, x_len, d_model)
         x = self.norm1(x + self.dropout(attended))  # (batch, x_len, d_model)
@@ -154,6 +160,8 @@ class DecoderBlock(nn.Module):
         device: torch.device | str | None = None,
         dtype: torch.dtype | None = None,
     ):
+        """The two attentions, the feed-forward network and their LayerNorms
+        (arguments: see the class)."""
         super().__init__()
         check_heads(d_model, n_heads)
         kind = {"device": device, "dtype": dtype}
@@ -174,6 +182,8 @@ class DecoderBlock(nn.Module):
         mask: torch.Tensor | None = None,
         memory_mask: torch.Tensor | None = None,
     ) -> torch.Tensor:
+        """``x (batch, x_len, d_model)`` attending to itself (causally) and to
+        ``memory (batch, m_len, d_model)``: ``(batch, x_len, d_model)``."""
         _check_sequence("x", x, self.d_model)
         _check_sequence("memory", memory, self.d_model)
         if x.size(0) != memory.size(0):

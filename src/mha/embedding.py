@@ -37,6 +37,7 @@ class Embeddings(nn.Module):
         device: torch.device | str | None = None,
         dtype: torch.dtype | None = None,
     ):
+        """The table, ``(vocab_size, d_model)``, drawn from N(0, 1/d_model)."""
         super().__init__()
         check_int("vocab_size", vocab_size)
         check_int("d_model", d_model)
@@ -47,6 +48,8 @@ class Embeddings(nn.Module):
         nn.init.normal_(self.lut.weight, mean=0.0, std=d_model**-0.5)
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        """The scaled embeddings of ``ids (batch, seq_len)``: ``(batch, seq_len,
+        d_model)``."""
         if (
             not isinstance(ids, torch.Tensor)
             or ids.dtype == torch.bool
@@ -107,6 +110,8 @@ class PositionalEncoding(nn.Module):
         max_length: int = 5000,
         dtype: torch.dtype | None = None,
     ):
+        """The table of sines and cosines, computed once: ``(1, max_length,
+        d_model)``."""
         super().__init__()
         check_probability("dropout", dropout)
         self.d_model = d_model
@@ -116,6 +121,8 @@ class PositionalEncoding(nn.Module):
         self.register_buffer("pe", table.unsqueeze(0))  # (1, max_length, d_model)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """``x (batch, seq_len, d_model)`` plus each position's code, then
+        dropout: ``(batch, seq_len, d_model)``."""
         if x.dim() != 3 or x.size(-1) != self.d_model:
             raise ValueError(
                 f"x must have shape (batch, seq_len, {self.d_model}), got {tuple(x.shape)}"

@@ -56,7 +56,7 @@ def to_torch(
 
 
 def from_torch(torch_layer: nn.MultiheadAttention) -> MultiHeadAttention:
-    """A :class:`~mha.attention.MultiHeadAttention` computing exactly what ``torch_layer`` computes.
+    """A `mha.attention.MultiHeadAttention` computing exactly what ``torch_layer`` computes.
 
     Only layers with one packed input projection, biases, and no ``bias_k`` /
     ``add_zero_attn`` extras can be represented. The returned layer always

@@ -57,7 +57,7 @@ def tokenize(text: str) -> list[str]:
 class Vocab:
     """A word ↔ id table with ``<pad>`` = 0 and ``<unk>`` = 1.
 
-    Build one from sentences with :meth:`Vocab.from_corpus`; the remaining
+    Build one from sentences with `Vocab.from_corpus`; the remaining
     words get ids 2, 3, … in alphabetical order, so the table does not depend
     on the order of the sentences.
 

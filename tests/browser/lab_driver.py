@@ -116,11 +116,15 @@ def jupyterlab(notebooks: list[Path], timeout: float = 60) -> Iterator[tuple[str
                 server.kill()
 
 
-def open_notebook(page, base: str, token: str, name: str) -> None:
-    """Open notebook ``name`` and wait until its kernel has started and is idle."""
+def open_notebook(
+    page, base: str, token: str, name: str, wait_for_kernel: bool = True
+) -> None:
+    """Open notebook ``name`` and (unless told not to: reading it needs no kernel)
+    wait until its kernel has started and is idle."""
     page.goto(f"{base}/lab/tree/{name}?token={token}")
     page.wait_for_selector(".jp-Notebook", timeout=60_000)
-    page.get_by_text("| Idle").first.wait_for(timeout=60_000)  # the status bar
+    if wait_for_kernel:
+        page.get_by_text("| Idle").first.wait_for(timeout=60_000)  # the status bar
 
 
 def run_all(page, timeout_ms: int = 180_000) -> None:
@@ -230,3 +234,20 @@ class LiveExplorer:
             box.press("Enter")
 
         return self.act(enter, expect_new_frame)
+
+
+def notebook_shown(page):
+    """The notebook in the tab shown (JupyterLab may restore other tabs behind it)."""
+    return page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook")
+
+
+def markdown_cells(page):
+    """The shown notebook's markdown cells, as rendered (all: see SETTINGS)."""
+    return notebook_shown(page).locator(".jp-MarkdownCell")
+
+
+def following_cell(cell):
+    """The cell right after ``cell`` in the notebook."""
+    return cell.locator(
+        "xpath=following-sibling::div[contains(concat(' ', @class, ' '), ' jp-Cell ')][1]"
+    )

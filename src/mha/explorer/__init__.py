@@ -17,6 +17,7 @@ from mha.example import SENTENCES
 from mha.explorer.model import MASKS, WEIGHTS, sentence_tokens
 from mha.explorer.view import Explorer, live_explorer, static_explorer
 from mha.training import HEAD_COUNTS
+from mha_setup import check_loaded
 
 __all__ = ["attention_explorer"]
 
@@ -34,7 +35,10 @@ def attention_explorer(
     ``mode`` is ``"live"``, ``"static"`` or, by default, taken from the
     environment variable ``MHA_EXPLORER`` (``"live"`` when it is unset; the
     book's ``make execute`` sets ``static`` to store the web page's explorers).
+    In a session that runs ipywidgets 7 (Colab's, loaded before ``mha`` brought
+    ipywidgets 8) it refuses with one line that says what to do.
     """
+    check_loaded("ipywidgets", "8")  # the explorer's widgets (Stack, ...) are 8's
     mode = check_choice(
         "mode", mode or os.environ.get("MHA_EXPLORER", "live"), ("live", "static")
     )

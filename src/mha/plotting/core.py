@@ -215,7 +215,7 @@ def display_attention(
     """One labelled heatmap per head: rows are queries, columns are keys.
 
     The colour scale runs from 0 to 1 on a square-root scale
-    (:func:`probability_scale`), the same in every figure of the book.
+    (`probability_scale`), the same in every figure of the book.
 
     Args:
         query_tokens: ``q_len`` labels for the rows.

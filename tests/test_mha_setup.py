@@ -1,0 +1,253 @@
+"""mha_setup, what a chapter's first cell runs once mha is installed: it installs
+what mha lacks without touching the platform's torch and kernel, refuses (in
+one line, on every run) a session that still runs replaced packages, and
+switches on Colab's widget manager. The explorer refuses ipywidgets 7 too."""
+
+from __future__ import annotations
+
+import importlib.metadata as metadata
+import json
+import os
+import re
+import subprocess
+import sys
+import tomllib
+import types
+from pathlib import Path
+
+import ipywidgets
+import nbformat
+import pytest
+from jupyter_client.kernelspec import KernelSpecManager
+from jupyter_client.manager import KernelManager
+from nbclient import NotebookClient
+
+import mha
+import mha_setup
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+import setup_cell  # noqa: E402
+
+sys.path.remove(str(ROOT / "scripts"))
+
+
+@pytest.fixture
+def versions(monkeypatch):
+    """Installed versions as the test says (``None``: not installed); the rest real."""
+    fake: dict[str, str | None] = {}
+    real = metadata.version
+
+    def version(name):
+        if name in fake:
+            if fake[name] is None:
+                raise metadata.PackageNotFoundError(name)
+            return fake[name]
+        return real(name)
+
+    monkeypatch.setattr(metadata, "version", version)
+    return fake
+
+
+class Pip(list):
+    """The pip commands run, each with its constraints; pip fails if told to."""
+
+    returncode = 0
+
+
+@pytest.fixture
+def pip(monkeypatch) -> Pip:
+    calls = Pip()
+
+    def fake_run(command, *args, **kwargs):
+        constraints = Path(command[command.index("--constraint") + 1]).read_text()
+        calls.append({"command": command, "constraints": constraints})
+        return subprocess.CompletedProcess(command, returncode=calls.returncode)
+
+    monkeypatch.setattr(subprocess, "run", fake_run)
+    return calls
+
+
+def test_every_requirement_of_mha_has_the_form_the_set_up_reads():
+    requirements = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "dependencies"
+    ]
+    assert requirements
+    for requirement in requirements:
+        assert mha_setup.REQUIREMENT.fullmatch(requirement), requirement
+
+
+def test_mha_says_the_version_it_is_installed_as():
+    """(Else the set-up would take every session for one that runs an old mha.)"""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert mha.__version__ == project["version"] == metadata.version("mha")
+    assert mha_setup.changed_since_loaded() == []
+
+
+def test_release_reads_the_leading_numbers():
+    assert mha_setup.release("8.1.9") == (8, 1, 9)
+    assert mha_setup.release("2.13.0+cpu") == (2, 13, 0)
+    assert mha_setup.release("7.7.1") < mha_setup.release("8")
+    with pytest.raises(ValueError, match="version must start with a number, got 'x'"):
+        mha_setup.release("x")
+
+
+def test_unmet_requirements_are_the_missing_and_the_too_old(versions):
+    assert mha_setup.unmet_requirements() == []  # this environment has them all
+    versions.update(ipywidgets="7.7.1", pillow=None, numpy="1.24.0")
+    assert mha_setup.unmet_requirements() == ["pillow>=9.3", "ipywidgets>=8"]
+
+
+def test_it_installs_what_is_missing_and_keeps_the_platforms_torch_and_kernel(
+    versions, pip, monkeypatch
+):
+    versions.update(ipywidgets="7.7.1")
+    with pytest.raises(mha_setup.MhaSetupError):  # the loaded ipywidgets is not 7.7.1
+        mha_setup.run()
+    (call,) = pip
+    assert call["command"][:4] == [sys.executable, "-m", "pip", "install"]
+    assert call["command"][-1] == "ipywidgets>=8"
+    assert "--extra-index-url" not in call["command"]  # torch is there
+    kept = set(call["constraints"].split())
+    for name in ("torch", "ipykernel", "ipython"):
+        assert f"{name}=={metadata.version(name)}" in kept
+
+
+def test_without_torch_on_linux_it_asks_for_the_cpu_build(versions, pip, monkeypatch):
+    versions.update(torch=None)
+    monkeypatch.setattr(sys, "platform", "linux")
+    monkeypatch.delitem(sys.modules, "torch")  # (restored after the test)
+    mha_setup.run()
+    (call,) = pip
+    assert call["command"][-3:] == [
+        "torch>=2.0",
+        "--extra-index-url",
+        "https://download.pytorch.org/whl/cpu",
+    ]
+    assert "torch==" not in call["constraints"]
+
+
+def test_a_failed_install_says_what_to_run(versions, pip):
+    versions.update(pillow=None)
+    pip.returncode = 1
+    with pytest.raises(mha_setup.MhaSetupError) as stopped:
+        mha_setup.run()
+    (line,) = stopped.value._render_traceback_()
+    assert line.startswith("MhaSetupError: Installing pillow>=9.3 failed")
+    assert '`pip install "pillow>=9.3"`' in line and "restart the kernel" in line
+
+
+@pytest.fixture
+def old_widgets_loaded(monkeypatch):
+    """This session loaded ipywidgets 7.7.1, and 8 has been installed since."""
+    monkeypatch.setattr(ipywidgets, "__version__", "7.7.1")
+
+
+def test_a_session_running_replaced_packages_is_refused_on_every_run(
+    old_widgets_loaded, monkeypatch
+):
+    def no_pip(*args, **kwargs):
+        raise AssertionError("nothing is missing: pip must not run")
+
+    monkeypatch.setattr(subprocess, "run", no_pip)
+    now = metadata.version("ipywidgets")
+    for _ in range(2):
+        with pytest.raises(mha_setup.MhaSetupError) as stopped:
+            mha_setup.run()
+        (line,) = stopped.value._render_traceback_()
+        assert f"(ipywidgets 7.7.1 → {now})" in line
+        assert "restart the kernel (on Colab: Runtime > Restart session)" in line
+
+
+def test_the_explorer_refuses_an_old_ipywidgets_in_one_line(old_widgets_loaded):
+    with pytest.raises(mha_setup.MhaSetupError) as stopped:
+        mha.attention_explorer()
+    (line,) = stopped.value._render_traceback_()
+    now = metadata.version("ipywidgets")
+    assert line == (
+        "MhaSetupError: mha needs ipywidgets 8 or newer, and this session runs "
+        f"ipywidgets 7.7.1 (ipywidgets {now} is installed now): restart the kernel "
+        "(on Colab: Runtime > Restart session) and run the chapter again."
+    )
+
+
+def test_with_an_old_ipywidgets_installed_too_it_says_to_install(
+    old_widgets_loaded, versions
+):
+    versions.update(ipywidgets="7.7.1")
+    with pytest.raises(mha_setup.MhaSetupError, match=r'`pip install "ipywidgets>=8"`'):
+        mha_setup.check_loaded("ipywidgets", "8")
+
+
+def test_on_colab_it_switches_on_the_widget_manager(monkeypatch):
+    calls = []
+    colab = types.ModuleType("google.colab")
+    colab.output = types.SimpleNamespace(
+        enable_custom_widget_manager=lambda: calls.append(1)
+    )
+    monkeypatch.setitem(sys.modules, "google", types.ModuleType("google"))
+    monkeypatch.setitem(sys.modules, "google.colab", colab)
+    mha_setup.run()
+    assert calls == [1]
+
+
+# -- In a real kernel, as a reader sees it ---------------------------------------------
+
+
+def test_in_a_kernel_that_loaded_ipywidgets_7_every_run_gives_one_line(tmp_path):
+    """Colab's case: ipywidgets 7 loaded, 8 installed since. The set-up cell, run
+    twice, and then the explorer each show one line saying what to do (Jupyter's
+    error output holds that line alone: no traceback)."""
+    kernel_dir = tmp_path / "kernels" / "here"
+    kernel_dir.mkdir(parents=True)
+    (kernel_dir / "kernel.json").write_text(
+        json.dumps(
+            {
+                "argv": [
+                    sys.executable,
+                    "-m",
+                    "ipykernel_launcher",
+                    "-f",
+                    "{connection_file}",
+                ],
+                "display_name": "this environment",
+                "language": "python",
+            }
+        )
+    )
+    kernel = KernelManager(
+        kernel_name="here",
+        kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernel_dir.parent)]),
+    )
+    address = "https://github.com/someone/the-book"
+    cell = setup_cell.render_for(address)
+    notebook = nbformat.v4.new_notebook(
+        cells=[
+            # What Colab's kernel holds: ipywidgets 7.7.1, loaded before mha came.
+            nbformat.v4.new_code_cell(
+                'import ipywidgets\nipywidgets.__version__ = "7.7.1"'
+            ),
+            nbformat.v4.new_code_cell(cell),
+            nbformat.v4.new_code_cell(cell),
+            nbformat.v4.new_code_cell("import mha\nmha.attention_explorer()"),
+        ]
+    )
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("MHA_INSTALL_SOURCE", "MHA_EXPLORER")
+    }
+    NotebookClient(notebook, km=kernel, timeout=120, allow_errors=True).execute(env=env)
+
+    now = metadata.version("ipywidgets")
+    lines = []
+    for cell in notebook.cells[1:]:
+        (output,) = cell.outputs
+        assert output.output_type == "error", output
+        assert output.ename == "MhaSetupError"
+        (line,) = output.traceback  # the message alone
+        lines.append(re.sub(r"\x1b\[[0-9;]*m", "", line))
+    assert lines[0] == lines[1]
+    assert f"(ipywidgets 7.7.1 → {now})" in lines[0]
+    assert f"runs ipywidgets 7.7.1 (ipywidgets {now} is installed now)" in lines[2]
+    assert all("restart the kernel" in line for line in lines)

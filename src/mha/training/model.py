@@ -44,6 +44,8 @@ class ToyModel(nn.Module):
         max_length: int = MAX_LENGTH,
         dtype: torch.dtype | None = None,
     ):
+        """Build the embeddings, the positional encoding, the attention layer
+        (no dropout) and ``n_answers`` readouts of ``vocab_size`` scores each."""
         super().__init__()
         check_int("n_answers", n_answers)
         self.embed = Embeddings(vocab_size, d_model, dtype=dtype)
@@ -56,6 +58,8 @@ class ToyModel(nn.Module):
         )
 
     def forward(self, ids: torch.Tensor, mask: torch.Tensor | None = None):
+        """ids ``(batch, seq_len)`` → logits ``(batch, seq_len, n_answers,
+        vocab_size)`` and attn_probs ``(batch, n_heads, seq_len, seq_len)``."""
         x = self.position(self.embed(ids))  # (batch, seq_len, d_model)
         out, attn_probs = self.attention(x, x, x, mask)  # (batch, seq_len, d_model)
         scores = [

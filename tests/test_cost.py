@@ -95,6 +95,8 @@ def boom():
     raise RuntimeError("boom")
 
 
+# Each row, a test (see conftest.py): the call, its error, and what the message
+# names: the argument, what was expected, what was given.
 BAD_INPUT = [
     (lambda: cost.attention_matrix_bytes(0, 8, 16, 16), ValueError, "batch", "int >= 1",
      "got 0"),
@@ -115,10 +117,3 @@ BAD_INPUT = [
     (lambda: cost.time_forward(42), TypeError, "fn", "a callable", "got int"),
     (lambda: cost.profile_forward(None), TypeError, "fn", "a callable", "got NoneType"),
 ]  # fmt: skip
-
-
-@pytest.mark.parametrize(("call", "error", "name", "expected", "given"), BAD_INPUT)
-def test_bad_input_is_refused_with_a_clear_message(
-    fails_with, call, error, name, expected, given
-):
-    fails_with(call, error, name, expected, given)

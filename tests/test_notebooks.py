@@ -96,18 +96,3 @@ def test_explorers_were_stored_with_their_widget_state(notebook):
         .get("state", {})
     )
     assert bool(state) == has_widgets
-
-
-def test_every_folded_cell_says_what_it_holds(notebook):
-    """A cell folded away whole (tag ``hide-cell``) shows the reader only its
-    button, so the button must say what is inside, not "Show code cell content"."""
-    for cell in code_cells(notebook):
-        if "hide-cell" not in cell["metadata"].get("tags", []):
-            continue
-        labels = cell["metadata"].get("mystnb", {})
-        assert labels.get("code_prompt_show", "").startswith("Show the code"), cell[
-            "source"
-        ][:80]
-        assert labels.get("code_prompt_hide", "").startswith("Hide the code"), cell[
-            "source"
-        ][:80]

@@ -49,26 +49,6 @@ def check_choice(name: str, value: object, options: Collection) -> object:
     return value
 
 
-def divisors(n: int) -> list[int]:
-    """The positive divisors of ``n`` in increasing order. For ``n = d_model``,
-    the head counts a layer of that width accepts: ``divisors(8)`` is
-    ``[1, 2, 4, 8]``."""
-    check_int("n", n)
-    return [k for k in range(1, n + 1) if n % k == 0]
-
-
-def check_heads(d_model: int, n_heads: int) -> None:
-    """``n_heads`` must divide ``d_model``, so that every head gets whole features."""
-    check_int("d_model", d_model)
-    check_int("n_heads", n_heads)
-    if d_model % n_heads:
-        raise ValueError(
-            f"n_heads must divide d_model so that every head gets d_model / n_heads "
-            f"features: d_model={d_model} is not divisible by n_heads={n_heads} "
-            f"(allowed n_heads: {', '.join(map(str, divisors(d_model)))})"
-        )
-
-
 def check_tensor(name: str, value: object, shape_text: str, dims: int) -> torch.Tensor:
     """``value`` must be a floating-point tensor with ``dims`` dimensions."""
     if not isinstance(value, torch.Tensor):

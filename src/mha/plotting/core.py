@@ -21,6 +21,12 @@ from mha._checks import check_int
 from mha.plotting.fingerprint import fingerprint
 
 CMAP = "cividis"
+#: The width of the page's text column, in inches at the figures' 100 dpi: a
+#: figure at most this wide is shown at its own size, its text as drawn.
+COLUMN_WIDTH = 7.2
+#: The smallest text a figure draws, in points (tick labels, legends, the
+#: numbers printed in cells).
+SMALLEST_TEXT = 9
 #: Okabe–Ito colours, distinguishable with every common colour-vision deficiency.
 COLOURS = (
     "#0072B2",
@@ -124,8 +130,52 @@ def check_labels(name: str, labels: Sequence[str], length: int, what: str) -> No
         raise ValueError(f"{name} must label the {length} {what}, got {got}")
 
 
+def check_tokens(
+    query_tokens: Sequence[str], key_tokens: Sequence[str], shape: tuple, what: str
+) -> None:
+    """One label per row (query) and per column (key) of ``what``, of ``shape``
+    ``(q_len, k_len)``."""
+    q_len, k_len = shape
+    if len(query_tokens) != q_len or len(key_tokens) != k_len:
+        raise ValueError(
+            f"query_tokens and key_tokens must label the {q_len} rows and {k_len} columns "
+            f"of {what}, got {len(query_tokens)} query and {len(key_tokens)} key tokens"
+        )
+
+
+def as_panels(
+    name: str, values: object, titles: Sequence[str], convert, what: str
+) -> list[torch.Tensor]:
+    """The matrices of a figure of panels side by side: ``values`` must be a
+    non-empty list of ``(q_len, k_len)`` tensors of one shape, each made a
+    matrix by ``convert(name, value)``, with one title each in ``titles``."""
+    if (
+        isinstance(values, (str, torch.Tensor))
+        or not isinstance(values, Sequence)
+        or not values
+    ):
+        raise TypeError(
+            f"{name} must be a non-empty list of (q_len, k_len) tensors, "
+            f"got {type(values).__name__}"
+        )
+    if isinstance(titles, str) or len(titles) != len(values):
+        raise ValueError(
+            f"titles must be a list of one title per {what} ({len(values)}), got {titles!r}"
+        )
+    matrices = [convert(f"{name}[{i}]", value) for i, value in enumerate(values)]
+    shapes = {tuple(m.shape) for m in matrices}
+    if len(shapes) != 1:
+        raise ValueError(
+            f"{name} must all have the same shape, got shapes {sorted(shapes)}"
+        )
+    return matrices
+
+
 def label_axes(
-    ax, query_tokens: Sequence[str], key_tokens: Sequence[str], fontsize: float = 9
+    ax,
+    query_tokens: Sequence[str],
+    key_tokens: Sequence[str],
+    fontsize: float = SMALLEST_TEXT,
 ) -> None:
     """Token labels on the rows (queries) and the columns (keys) of a heatmap."""
     ax.set_xticks(
@@ -150,7 +200,7 @@ def heatmap(
     *,
     annotate: bool = False,
     fmt: str = "{:.2f}",
-    fontsize: float = 8,
+    fontsize: float = SMALLEST_TEXT,
     cmap: str = CMAP,
     norm=None,
 ):
@@ -252,11 +302,7 @@ def display_attention(
             f"got shape {tuple(attention.shape)}"
         )
     q_len, k_len = attention.shape[1:]
-    if len(query_tokens) != q_len or len(key_tokens) != k_len:
-        raise ValueError(
-            f"query_tokens and key_tokens must label the {q_len} rows and {k_len} columns "
-            f"of attention, got {len(query_tokens)} query and {len(key_tokens)} key tokens"
-        )
+    check_tokens(query_tokens, key_tokens, (q_len, k_len), "attention")
     if annotate is None:
         annotate = q_len * k_len <= 64
     # A fixed layout computed from the label lengths (much faster than

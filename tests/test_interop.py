@@ -92,6 +92,27 @@ def test_from_torch_undoes_to_torch(make_layer):
 # --- the blocks --------------------------------------------------------------------------
 
 
+@pytest.fixture
+def encoder(encoder):
+    return with_moved_norms(encoder)
+
+
+@pytest.fixture
+def decoder(decoder):
+    return with_moved_norms(decoder)
+
+
+def with_moved_norms(block):
+    """``block`` with LayerNorms that are not the identity (as a fresh block's
+    are), so that a norm the converter forgets to copy shows."""
+    with torch.no_grad():
+        for module in block.modules():
+            if isinstance(module, nn.LayerNorm):
+                module.weight.uniform_(0.5, 1.5)
+                module.bias.uniform_(-0.5, 0.5)
+    return block
+
+
 def test_to_torch_block_gives_pytorchs_encoder_layer(encoder, sequences):
     x = sequences()
     theirs = to_torch_block(encoder)
@@ -113,7 +134,7 @@ def test_the_encoder_layer_computes_the_same_with_padding(encoder, sequences):
 
 def test_to_torch_block_copies_dtype_mode_device_and_gradient_setting(sequences):
     torch.manual_seed(2)
-    ours = mha.block.EncoderBlock(8, 4, 32, dropout=0.0)  # float32, training mode
+    ours = with_moved_norms(mha.block.EncoderBlock(8, 4, 32, dropout=0.0))  # training
     theirs = to_torch_block(ours)
     assert theirs.training and theirs.linear1.weight.dtype == torch.float32
     assert theirs.linear1.weight.device == ours.feed_forward.linear1.weight.device

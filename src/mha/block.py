@@ -21,7 +21,7 @@ import torch
 from torch import nn
 
 from mha._checks import check_int, check_probability, check_tensor
-from mha.attention import MultiHeadAttention, check_heads
+from mha.attention import MultiHeadAttention
 from mha.masks import causal_mask, check_mask
 
 __all__ = ["DecoderBlock", "EncoderBlock", "FeedForward"]
@@ -100,7 +100,6 @@ class EncoderBlock(nn.Module):
         dtype: torch.dtype | None = None,
     ):
         super().__init__()
-        check_heads(d_model, n_heads)
         kind = {"device": device, "dtype": dtype}
         self.d_model = d_model
         self.n_heads = n_heads
@@ -154,7 +153,6 @@ class DecoderBlock(nn.Module):
         dtype: torch.dtype | None = None,
     ):
         super().__init__()
-        check_heads(d_model, n_heads)
         kind = {"device": device, "dtype": dtype}
         self.d_model = d_model
         self.n_heads = n_heads

@@ -17,7 +17,7 @@ from matplotlib.colors import PowerNorm
 from matplotlib.figure import Figure
 from PIL import Image
 
-from mha._checks import check_int
+from mha._checks import as_matrix, check_int, check_tokens
 from mha.plotting.fingerprint import fingerprint
 
 CMAP = "cividis"
@@ -103,72 +103,7 @@ def to_png(fig: Figure, dpi: float | None = None, colours: int | None = None) ->
     return buffer.getvalue()
 
 
-# --- Checks and shared drawing -------------------------------------------------------
-
-
-def as_matrix(name: str, values: object, dims: int) -> torch.Tensor:
-    """``values`` as a detached float64 CPU tensor with ``dims`` dimensions."""
-    if not isinstance(values, torch.Tensor):
-        raise TypeError(f"{name} must be a torch.Tensor, got {type(values).__name__}")
-    if values.dim() != dims:
-        raise ValueError(f"{name} must be {dims}-D, got shape {tuple(values.shape)}")
-    return values.detach().to("cpu", torch.float64)
-
-
-def check_labels(name: str, labels: Sequence[str], length: int, what: str) -> None:
-    """``labels`` must be a sequence of ``length`` strings labelling ``what``."""
-    if (
-        isinstance(labels, str)
-        or not isinstance(labels, Sequence)
-        or len(labels) != length
-    ):
-        got = (
-            repr(labels)
-            if isinstance(labels, str) or not isinstance(labels, Sequence)
-            else f"{len(labels)} labels"
-        )
-        raise ValueError(f"{name} must label the {length} {what}, got {got}")
-
-
-def check_tokens(
-    query_tokens: Sequence[str], key_tokens: Sequence[str], shape: tuple, what: str
-) -> None:
-    """One label per row (query) and per column (key) of ``what``, of ``shape``
-    ``(q_len, k_len)``."""
-    q_len, k_len = shape
-    if len(query_tokens) != q_len or len(key_tokens) != k_len:
-        raise ValueError(
-            f"query_tokens and key_tokens must label the {q_len} rows and {k_len} columns "
-            f"of {what}, got {len(query_tokens)} query and {len(key_tokens)} key tokens"
-        )
-
-
-def as_panels(
-    name: str, values: object, titles: Sequence[str], convert, what: str
-) -> list[torch.Tensor]:
-    """The matrices of a figure of panels side by side: ``values`` must be a
-    non-empty list of ``(q_len, k_len)`` tensors of one shape, each made a
-    matrix by ``convert(name, value)``, with one title each in ``titles``."""
-    if (
-        isinstance(values, (str, torch.Tensor))
-        or not isinstance(values, Sequence)
-        or not values
-    ):
-        raise TypeError(
-            f"{name} must be a non-empty list of (q_len, k_len) tensors, "
-            f"got {type(values).__name__}"
-        )
-    if isinstance(titles, str) or len(titles) != len(values):
-        raise ValueError(
-            f"titles must be a list of one title per {what} ({len(values)}), got {titles!r}"
-        )
-    matrices = [convert(f"{name}[{i}]", value) for i, value in enumerate(values)]
-    shapes = {tuple(m.shape) for m in matrices}
-    if len(shapes) != 1:
-        raise ValueError(
-            f"{name} must all have the same shape, got shapes {sorted(shapes)}"
-        )
-    return matrices
+# --- Shared drawing -----------------------------------------------------------------
 
 
 def label_axes(

@@ -9,7 +9,7 @@ import torch
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from mha._checks import check_int
+from mha._checks import as_matrix, check_int, check_labels
 from mha.attention import check_heads
 from mha.plotting.core import (
     COLOURS,
@@ -17,8 +17,6 @@ from mha.plotting.core import (
     LINE_STYLES,
     MARKERS,
     BookFigure,
-    as_matrix,
-    check_labels,
     heatmap,
 )
 

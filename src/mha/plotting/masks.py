@@ -9,15 +9,9 @@ from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
+from mha._checks import as_panels, check_tokens
 from mha.masks import check_mask
-from mha.plotting.core import (
-    KEY_AXIS,
-    QUERY_AXIS,
-    BookFigure,
-    as_panels,
-    check_tokens,
-    label_axes,
-)
+from mha.plotting.core import KEY_AXIS, QUERY_AXIS, BookFigure, label_axes
 
 ALLOWED = "#fde838"  # the light end of cividis
 BLOCKED = "#1f2d4d"  # a dark navy near cividis' dark end

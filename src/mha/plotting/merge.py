@@ -10,14 +10,13 @@ import torch
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
+from mha._checks import as_matrix, check_labels
 from mha.plotting.core import (
     COLOURS,
     COLUMN_WIDTH,
     KEY_AXIS,
     PROBABILITY,
     BookFigure,
-    as_matrix,
-    check_labels,
     heatmap,
 )
 

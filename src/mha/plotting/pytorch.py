@@ -8,16 +8,8 @@ import torch
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from mha._checks import check_int
-from mha.plotting.core import (
-    PROBABILITY,
-    BookFigure,
-    as_matrix,
-    as_panels,
-    check_tokens,
-    heatmap,
-    label_axes,
-)
+from mha._checks import as_matrix, as_panels, check_int, check_tokens
+from mha.plotting.core import PROBABILITY, BookFigure, heatmap, label_axes
 
 NAN_FACE = "#e0e0e0"
 NAN_EDGE = "#7a7a7a"

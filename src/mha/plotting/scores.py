@@ -8,8 +8,8 @@ import torch
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from mha._checks import check_int
-from mha.plotting.core import COLOURS, COLUMN_WIDTH, BookFigure, as_matrix, line_style
+from mha._checks import as_matrix, check_int
+from mha.plotting.core import COLOURS, COLUMN_WIDTH, BookFigure, line_style
 
 
 def softmax_saturation_figure(

@@ -8,7 +8,8 @@ import torch
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from mha.plotting.core import COLUMN_WIDTH, BookFigure, as_matrix
+from mha._checks import as_matrix
+from mha.plotting.core import COLUMN_WIDTH, BookFigure
 
 
 def token_grid(tokens: Sequence[Sequence[str]], is_token: torch.Tensor) -> Figure:

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 import torch
 from matplotlib.figure import Figure
 
-from mha._checks import check_number
-from mha.plotting.core import COLOURS, COLUMN_WIDTH, BookFigure, as_matrix
+from mha._checks import as_matrix, check_number
+from mha.plotting.core import COLOURS, COLUMN_WIDTH, BookFigure
 
 
 def training_curve(losses: Sequence[float], title: str | None = None) -> Figure:

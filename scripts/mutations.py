@@ -52,7 +52,7 @@ MUTATIONS = [
      'raise ValueError(f"must be an int {wanted}, got {value}")'),
     ("a 7-point legend", "plotting/scores.py",
      'ax_max.legend(fontsize=9', 'ax_max.legend(fontsize=7'),
-    ("8-point numbers in the attention maps", "plotting/core.py",
+    ("8-point numbers in the heatmaps' cells", "plotting/core.py",
      "fontsize: float = SMALLEST_TEXT,\n    cmap", "fontsize: float = 8,\n    cmap"),
     ("a figure wider than the text column", "plotting/merge.py",
      "figsize=(min(COLUMN_WIDTH, max(6.0,", "figsize=(max(COLUMN_WIDTH, max(6.0,"),

@@ -21,7 +21,7 @@ from mha._checks import as_matrix, check_int, check_tokens
 from mha.plotting.fingerprint import fingerprint
 
 CMAP = "cividis"
-#: The width of the page's text column, in inches at the figures' 100 dpi: a
+#: The width of the page's text column in inches, at the figures' 100 dpi. A
 #: figure at most this wide is shown at its own size, its text as drawn.
 COLUMN_WIDTH = 7.2
 #: The smallest text a figure draws, in points (tick labels, legends, the

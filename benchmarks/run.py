@@ -81,13 +81,13 @@ def notebooks() -> list[str]:
 
 
 def section_attention() -> str:
-    text, _ = bench_attention.table()
+    text = bench_attention.table()
     return (
         "## Forward pass: `mha.MultiHeadAttention` vs PyTorch\n\n"
         f"Batch {bench_attention.BATCH}, d_model {bench_attention.D_MODEL}, "
         f"{bench_attention.N_HEADS} heads, self-attention, CPU, float32, eval mode, "
         "`torch.inference_mode()`; times are medians of interleaved runs (the order "
-        "rotating every round), ratios the medians of the per-round ratios. "
+        "rotating every round, `mha.cost.time_interleaved`), ratios those of the medians. "
         "`nn.MultiheadAttention` "
         "returns per-head weights (`need_weights=True, average_attn_weights=False`), "
         "like ours; `sdpa` is `F.scaled_dot_product_attention` with the same projections "

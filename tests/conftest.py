@@ -1,5 +1,8 @@
-"""Shared test helpers: the Agg backend, seeds, a layer factory, the PyTorch
-reference every equivalence test compares with, and an error-message check."""
+"""Shared test set-up: the Agg backend, seeds, a layer factory, the PyTorch
+reference every equivalence test compares with, two Transformer blocks, and
+bad input: every test module's ``BAD_INPUT`` table becomes its test that each
+bad call is refused with a clear message. (What the plotting tests share is in
+``figures.py``.)"""
 
 import os
 import tempfile
@@ -110,10 +113,9 @@ def _reference(layer, query, key, value, mask=None, api="module", **torch_masks)
             )
         if api == "functional":
             packed = _torch_copy(layer, batch_first=False)
+            sequence_first = (x.transpose(0, 1) for x in (query, key, value))
             out, weights = F.multi_head_attention_forward(
-                *(
-                    x.transpose(0, 1) for x in (query, key, value)
-                ),  # (seq_len, batch, d_model)
+                *sequence_first,  # (seq_len, batch, d_model) each
                 d_model,
                 n_heads,
                 packed.in_proj_weight,
@@ -132,9 +134,8 @@ def _reference(layer, query, key, value, mask=None, api="module", **torch_masks)
             return out.transpose(0, 1), weights
         assert api == "sdpa" and "key_padding_mask" not in torch_masks
 
-        def heads(
-            x, linear
-        ):  # (batch, seq_len, d_model) -> (batch, n_heads, seq_len, d_key)
+        def heads(x, linear):
+            """(batch, seq_len, d_model) -> (batch, n_heads, seq_len, d_key)"""
             return linear(x).view(batch, x.size(1), n_heads, -1).transpose(1, 2)
 
         Q, K, V = heads(query, layer.Wq), heads(key, layer.Wk), heads(value, layer.Wv)
@@ -159,7 +160,38 @@ def reference():
     return _reference
 
 
-def _fails_with(call, error, name, expected, given):
+# --- the Transformer blocks ---------------------------------------------------------
+
+
+@pytest.fixture
+def encoder() -> mha.block.EncoderBlock:
+    """A seeded encoder block (d_model 8, 4 heads, d_ff 32), float64, eval mode."""
+    torch.manual_seed(0)
+    return mha.block.EncoderBlock(8, 4, 32, dtype=torch.float64).eval()
+
+
+@pytest.fixture
+def decoder() -> mha.block.DecoderBlock:
+    """A seeded decoder block (d_model 8, 4 heads, d_ff 32), float64, eval mode."""
+    torch.manual_seed(1)
+    return mha.block.DecoderBlock(8, 4, 32, dtype=torch.float64).eval()
+
+
+@pytest.fixture
+def sequences(gen):
+    """``sequences(length=6, batch=3)``: random float64 tokens ``(batch, length, 8)``
+    for the blocks, drawn from the test's generator."""
+
+    def draw(length: int = 6, batch: int = 3) -> torch.Tensor:
+        return torch.randn(batch, length, 8, generator=gen, dtype=torch.float64)
+
+    return draw
+
+
+# --- bad input: one table per module, one test for all ------------------------------
+
+
+def refuses(call, error, name, expected, given) -> None:
     """``call()`` raises ``error`` with a message that names the argument, says
     what was expected and what was given."""
     with pytest.raises(error) as info:
@@ -169,7 +201,24 @@ def _fails_with(call, error, name, expected, given):
         assert part in message, f"{part!r} is not in the message {message!r}"
 
 
+def pytest_pycollect_makeitem(collector, name, obj):
+    """A test module's ``BAD_INPUT``, a list of rows ``(call, error, name,
+    expected, given)``, becomes its test of bad input: one case per row, named
+    after the row's argument, each checked by :func:`refuses`."""
+    if name != "BAD_INPUT" or not isinstance(collector, pytest.Module):
+        return None
+    test = "test_bad_input_is_refused_with_a_clear_message"
+    return [
+        pytest.Function.from_parent(
+            collector,
+            name=f"{test}[{i}-{row[2]}]",
+            callobj=lambda row=row: refuses(*row),
+        )
+        for i, row in enumerate(obj)
+    ]
+
+
 @pytest.fixture(scope="session")
 def fails_with():
-    """``fails_with(call, error, name, expected, given)``: see :func:`_fails_with`."""
-    return _fails_with
+    """:func:`refuses`, for a module that runs its table with a test of its own."""
+    return refuses

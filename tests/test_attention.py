@@ -10,6 +10,7 @@ import torch
 from hypothesis import given, strategies as st
 
 import mha
+from mha.attention import check_heads, divisors
 
 TOL = {"atol": 1e-5, "rtol": 0.0}
 
@@ -19,7 +20,20 @@ def forward(layer, query, key, value, mask=None):
         return layer(query, key, value, mask)
 
 
-# --- split, scores, softmax, merge --------------------------------------------------
+# --- the head counts, split, scores, softmax, merge --------------------------------
+
+
+@pytest.mark.parametrize("d_model", [1, 8, 12, 97, 512])
+def test_divisors_are_the_head_counts_a_layer_accepts(d_model):
+    counts = divisors(d_model)
+    assert counts == sorted(counts) and counts[0] == 1 and counts[-1] == d_model
+    for n_heads in range(1, d_model + 1):
+        if n_heads in counts:
+            check_heads(d_model, n_heads)
+            assert mha.MultiHeadAttention(d_model, n_heads).d_key * n_heads == d_model
+        else:
+            with pytest.raises(ValueError, match="n_heads must divide d_model"):
+                check_heads(d_model, n_heads)
 
 
 @given(
@@ -114,9 +128,8 @@ def make_case(size, kind, gen):
     )
     mask = None
     if "causal" in kind:
-        mask = (
-            torch.arange(k_len)[None, :] <= torch.arange(q_len)[:, None]
-        )  # (q_len, k_len)
+        # (q_len, k_len): query i sees the keys up to i
+        mask = torch.arange(k_len)[None, :] <= torch.arange(q_len)[:, None]
     if "padding" in kind:  # every sequence keeps at least one key
         lengths = torch.randint(1, k_len + 1, (batch,), generator=gen)
         lengths[0], lengths[-1] = k_len, 1
@@ -217,17 +230,13 @@ def test_float64_layer_equals_pytorch_to_1e_12(make_layer, reference, gen):
 
 def test_strided_and_transposed_inputs_and_masks(make_layer, reference, gen):
     layer = make_layer(8, 2)
-    query = torch.randn(10, 2, 8, generator=gen).transpose(0, 1)[
-        :, ::2
-    ]  # (2, 5, 8) view
+    query = torch.randn(10, 2, 8, generator=gen).transpose(0, 1)[:, ::2]  # (2, 5, 8)
     features = torch.randn(2, 7, 16, generator=gen)
     key, value = features[..., :8], features[..., 8:]  # (2, 7, 8) feature slices
     transposed = (torch.rand(2, 1, 7, 5, generator=gen) < 0.5).index_fill(
         2, torch.tensor(0), 1
-    )
-    transposed = transposed.transpose(
-        -1, -2
-    )  # (2, 1, 5, 7) view; key 0 allowed for all
+    )  # key 0 allowed for all
+    transposed = transposed.transpose(-1, -2)  # (2, 1, 5, 7) view
     masks = [
         None,
         transposed,  # (2, 1, 5, 7) view
@@ -245,9 +254,7 @@ def test_strided_and_transposed_inputs_and_masks(make_layer, reference, gen):
 def test_what_sits_in_blocked_keys_changes_nothing(make_layer, gen):
     layer = make_layer(12, 3)
     query, key, value = torch.randn(3, 3, 4, 12, generator=gen)
-    real = torch.tensor(
-        [[1, 1, 1, 1], [1, 1, 0, 0], [1, 0, 0, 0]]
-    ).bool()  # (batch, k_len)
+    real = torch.tensor([[1, 1, 1, 1], [1, 1, 0, 0], [1, 0, 0, 0]]).bool()  # (3, 4)
     mask = real[:, None, None, :]
     out, probs = forward(layer, query, key, value, mask)
     garbage = 1e3 * torch.randn(3, 4, 12, generator=gen)
@@ -293,6 +300,8 @@ LAYER = mha.MultiHeadAttention(8, 4).eval()
 META_LAYER = mha.MultiHeadAttention(8, 2).to("meta")
 X = torch.zeros(3, 6, 8)
 
+# Each row, a test (see conftest.py): the call, its error, and what the message
+# names: the argument, what was expected, what was given.
 BAD_INPUT = [
     # The constructor.
     (lambda: mha.MultiHeadAttention(512, 10), ValueError, "n_heads", "divide d_model",
@@ -332,14 +341,10 @@ BAD_INPUT = [
     (lambda: mha.merge_heads(X), ValueError, "x", "(batch, n_heads, seq_len, d_key)",
      "got (3, 6, 8)"),
     (lambda: mha.attention_probs([[1.0]]), TypeError, "scores", "torch.Tensor", "got list"),
+    (lambda: divisors(0), ValueError, "n", "int >= 1", "got 0"),
+    (lambda: check_heads(12, 5), ValueError, "n_heads", "divide d_model",
+     "d_model=12 is not divisible by n_heads=5 (allowed n_heads: 1, 2, 3, 4, 6, 12)"),
 ]  # fmt: skip
-
-
-@pytest.mark.parametrize(("call", "error", "name", "expected", "given"), BAD_INPUT)
-def test_bad_input_is_refused_with_a_clear_message(
-    fails_with, call, error, name, expected, given
-):
-    fails_with(call, error, name, expected, given)
 
 
 # --- A causal layer never changes the outputs of earlier positions (generation) ---
@@ -352,9 +357,8 @@ def causal_layer() -> mha.MultiHeadAttention:
 
 @pytest.fixture
 def x_seq(gen) -> torch.Tensor:
-    return torch.randn(
-        2, 7, 16, generator=gen, dtype=torch.float64
-    )  # (batch, seq_len, d_model)
+    # (batch, seq_len, d_model)
+    return torch.randn(2, 7, 16, generator=gen, dtype=torch.float64)
 
 
 def test_causal_outputs_do_not_depend_on_later_tokens(causal_layer, x_seq):

@@ -106,6 +106,8 @@ def test_kv_cache_bytes_are_those_of_the_cached_keys_and_values():
     )
 
 
+# Each row, a test (see conftest.py): the call, its error, and what the message
+# names: the argument, what was expected, what was given.
 BAD_INPUT = [
     (lambda: cost.attention_matrix_bytes(0, 8, 16, 16), ValueError, "batch", "int >= 1",
      "got 0"),
@@ -133,10 +135,3 @@ BAD_INPUT = [
     (lambda: cost.kv_cache_bytes(4, 2, 8, dtype="float16"), TypeError, "dtype",
      "a torch.dtype", "got str 'float16'"),
 ]  # fmt: skip
-
-
-@pytest.mark.parametrize(("call", "error", "name", "expected", "given"), BAD_INPUT)
-def test_bad_input_is_refused_with_a_clear_message(
-    fails_with, call, error, name, expected, given
-):
-    fails_with(call, error, name, expected, given)

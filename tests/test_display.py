@@ -7,7 +7,6 @@ import inspect
 import textwrap
 
 import ipywidgets as widgets
-import pytest
 
 import mha
 from mha.display import SourceCode, html_table, static_choice
@@ -66,6 +65,8 @@ def test_static_choice_repr_changes_with_the_panels_content_only():
     assert "Show:" in base and "2 panels" in base
 
 
+# Each row, a test (see conftest.py): the call, its error, and what the message
+# names: the argument, what was expected, what was given.
 BAD_INPUT = [
     (lambda: mha.show_source(len), TypeError, "obj", "Python source",
      "got <built-in function len>"),
@@ -75,10 +76,3 @@ BAD_INPUT = [
     (lambda: static_choice("x", [], []), ValueError, "labels and panels", "non-empty",
      "got 0 labels and 0 panels"),
 ]  # fmt: skip
-
-
-@pytest.mark.parametrize(("call", "error", "name", "expected", "given"), BAD_INPUT)
-def test_bad_input_is_refused_with_a_clear_message(
-    fails_with, call, error, name, expected, given
-):
-    fails_with(call, error, name, expected, given)

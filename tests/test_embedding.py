@@ -55,9 +55,7 @@ def test_positional_encoding_adds_the_code_of_each_position_in_eval_mode(d_model
     torch.testing.assert_close(
         position(x) - x, pe_formula(9, d_model).expand(2, 9, d_model)
     )
-    position(
-        torch.zeros(1, 12, d_model, dtype=torch.float64)
-    )  # max_length itself is fine
+    position(torch.zeros(1, 12, d_model, dtype=torch.float64))  # max_length is fine
 
 
 def test_positional_encoding_applies_dropout_in_training_mode():
@@ -66,11 +64,12 @@ def test_positional_encoding_applies_dropout_in_training_mode():
     out = position(x)
     kept = out != 0
     assert 0.3 < kept.float().mean() < 0.7
-    torch.testing.assert_close(
-        out[kept], 2 * (x + position.pe)[kept]
-    )  # scaled by 1 / (1 - p)
+    scaled = 2 * (x + position.pe)  # kept entries are scaled by 1 / (1 - p)
+    torch.testing.assert_close(out[kept], scaled[kept])
 
 
+# Each row, a test (see conftest.py): the call, its error, and what the message
+# names: the argument, what was expected, what was given.
 BAD_INPUT = [
     (lambda: Embeddings(0, 4), ValueError, "vocab_size", "int >= 1", "got 0"),
     (lambda: Embeddings(5, -2), ValueError, "d_model", "int >= 1", "got -2"),
@@ -90,10 +89,3 @@ BAD_INPUT = [
     (lambda: PositionalEncoding(8, max_length=10)(torch.zeros(2, 11, 8)), ValueError,
      "max_length", "max_length >= 11", "x has 11 positions but max_length is 10"),
 ]  # fmt: skip
-
-
-@pytest.mark.parametrize(("call", "error", "name", "expected", "given"), BAD_INPUT)
-def test_bad_input_is_refused_with_a_clear_message(
-    fails_with, call, error, name, expected, given
-):
-    fails_with(call, error, name, expected, given)

@@ -1,4 +1,5 @@
-"""mha.interop: moving weights between MultiHeadAttention and nn.MultiheadAttention."""
+"""mha.interop: moving weights between MultiHeadAttention and nn.MultiheadAttention,
+and from the Transformer blocks to PyTorch's encoder and decoder layers."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import torch
 from torch import nn
 
 import mha
+from mha.interop import to_torch_block
+from mha.masks import lengths_mask, to_key_padding_mask
 
 TOL = {"atol": 1e-5, "rtol": 0.0}
 
@@ -86,9 +89,92 @@ def test_from_torch_undoes_to_torch(make_layer):
         assert name == name_back and torch.equal(mine, theirs), name
 
 
+# --- the blocks --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def encoder(encoder):
+    return with_moved_norms(encoder)
+
+
+@pytest.fixture
+def decoder(decoder):
+    return with_moved_norms(decoder)
+
+
+def with_moved_norms(block):
+    """``block`` with LayerNorms that are not the identity (as a fresh block's
+    are), so that a norm the converter forgets to copy shows."""
+    with torch.no_grad():
+        for module in block.modules():
+            if isinstance(module, nn.LayerNorm):
+                module.weight.uniform_(0.5, 1.5)
+                module.bias.uniform_(-0.5, 0.5)
+    return block
+
+
+def test_to_torch_block_gives_pytorchs_encoder_layer(encoder, sequences):
+    x = sequences()
+    theirs = to_torch_block(encoder)
+    assert isinstance(theirs, nn.TransformerEncoderLayer)
+    assert not theirs.training and theirs.norm_first is False
+    torch.testing.assert_close(theirs(x), encoder(x))
+
+
+def test_the_encoder_layer_computes_the_same_with_padding(encoder, sequences):
+    x = sequences()
+    mask = lengths_mask([6, 4, 3])  # (3, 1, 1, 6)
+    theirs = to_torch_block(encoder)
+    expected = theirs(x, src_key_padding_mask=to_key_padding_mask(mask))
+    ours = encoder(x, mask)
+    # PyTorch's fast path returns zeros at padded positions; compare the real tokens.
+    for b, length in enumerate([6, 4, 3]):
+        torch.testing.assert_close(ours[b, :length], expected[b, :length])
+
+
+def test_to_torch_block_copies_dtype_mode_device_and_gradient_setting(sequences):
+    torch.manual_seed(2)
+    ours = with_moved_norms(mha.block.EncoderBlock(8, 4, 32, dropout=0.0))  # training
+    theirs = to_torch_block(ours)
+    assert theirs.training and theirs.linear1.weight.dtype == torch.float32
+    assert theirs.linear1.weight.device == ours.feed_forward.linear1.weight.device
+    x = sequences().float()
+    torch.testing.assert_close(ours(x), theirs(x))
+    frozen = to_torch_block(ours.eval().requires_grad_(False))
+    assert not frozen.training
+    assert not any(p.requires_grad for p in frozen.parameters())
+
+
+def test_to_torch_block_gives_pytorchs_decoder_layer_given_the_causal_mask(
+    decoder, sequences
+):
+    x, memory = sequences(4), sequences(6)
+    theirs = to_torch_block(decoder)
+    assert isinstance(theirs, nn.TransformerDecoderLayer)
+    blocked = ~mha.causal_mask(4)  # PyTorch's bool convention: True = blocked
+    torch.testing.assert_close(theirs(x, memory, tgt_mask=blocked), decoder(x, memory))
+
+
+def test_the_decoder_layer_computes_the_same_with_padding(decoder, sequences):
+    x, memory = sequences(5), sequences(6)
+    x_pad, memory_pad = lengths_mask([5, 3, 4]), lengths_mask([6, 2, 5])
+    expected = to_torch_block(decoder)(
+        x,
+        memory,
+        tgt_mask=~mha.causal_mask(5),
+        tgt_key_padding_mask=to_key_padding_mask(x_pad),
+        memory_key_padding_mask=to_key_padding_mask(memory_pad),
+    )
+    torch.testing.assert_close(decoder(x, memory, x_pad, memory_pad), expected)
+
+
+# Each row, a test (see conftest.py): the call, its error, and what the message
+# names: the argument, what was expected, what was given.
 BAD_INPUT = [
     (lambda: mha.to_torch(nn.Linear(8, 8)), TypeError, "layer", "mha.MultiHeadAttention",
      "got Linear"),
+    (lambda: to_torch_block(mha.MultiHeadAttention(8, 4)), TypeError, "block",
+     "mha.block.EncoderBlock or DecoderBlock", "got MultiHeadAttention"),
     (lambda: mha.from_torch(nn.Linear(8, 8)), TypeError, "torch_layer", "nn.MultiheadAttention",
      "got Linear"),
     *[
@@ -98,10 +184,3 @@ BAD_INPUT = [
                        {"add_zero_attn": True})
     ],
 ]  # fmt: skip
-
-
-@pytest.mark.parametrize(("call", "error", "name", "expected", "given"), BAD_INPUT)
-def test_bad_input_is_refused_with_a_clear_message(
-    fails_with, call, error, name, expected, given
-):
-    fails_with(call, error, name, expected, given)

@@ -46,15 +46,7 @@ def test_tokens_are_lowercase_words_without_punctuation_or_space(text):
 
 
 CORPUS = ["The cat sat.", "A dog!", "the CAT"]
-ITOS = [
-    "<pad>",
-    "<unk>",
-    "a",
-    "cat",
-    "dog",
-    "sat",
-    "the",
-]  # by hand: specials, then A to Z
+ITOS = ["<pad>", "<unk>", "a", "cat", "dog", "sat", "the"]  # specials, then A to Z
 
 
 @pytest.fixture
@@ -67,18 +59,13 @@ def test_vocabulary_holds_the_specials_then_the_words_in_order(vocab):
     assert (vocab.pad_id, vocab.unk_id) == (ITOS.index(PAD), ITOS.index(UNK)) == (0, 1)
     assert all(vocab.stoi[token] == i for i, token in enumerate(ITOS))
     assert "cat" in vocab and "The" not in vocab
-    assert (
-        Vocab.from_corpus(CORPUS[::-1]).itos == ITOS
-    )  # the order of sentences does not matter
+    assert Vocab.from_corpus(CORPUS[::-1]).itos == ITOS  # in any order of sentences
     assert Vocab(["b", PAD, "a", UNK, "a"]).itos == [PAD, UNK, "a", "b"]
 
 
 def test_unknown_words_become_unk_and_decode_shows_specials(vocab):
     assert vocab.encode("The bird, the cat; flew") == [6, 1, 6, 3, 1]
-    assert vocab.encode(["cat", "CAT"]) == [
-        3,
-        1,
-    ]  # a list of tokens is not tokenized again
+    assert vocab.encode(["cat", "CAT"]) == [3, 1]  # tokens are not tokenized again
     assert vocab.decode([6, 3, 5, 0, 1]) == ["the", "cat", "sat", PAD, UNK]
     assert vocab.decode(torch.tensor([2, 4])) == ["a", "dog"]
 
@@ -92,6 +79,8 @@ def test_encode_batch_pads_short_sentences_and_marks_real_tokens(vocab, length):
     assert is_token.tolist() == [[i < n for i in range(length or 3)] for n in (3, 2, 1)]
 
 
+# Each row, a test (see conftest.py): the call, its error, and what the message
+# names: the argument, what was expected, what was given.
 BAD_INPUT = [
     (lambda: tokenize(b"bytes"), TypeError, "text", "a str", "got bytes"),
     (lambda: tokenize(" ?!, \n"), ValueError, "text", "at least one word", "got ' ?!, \\n'"),
@@ -106,10 +95,3 @@ BAD_INPUT = [
      "at least the longest sentence (3 tokens)", "got 2"),
     (lambda: Vocab(ITOS).encode_batch([]), ValueError, "sentences", "non-empty list", "got []"),
 ]  # fmt: skip
-
-
-@pytest.mark.parametrize(("call", "error", "name", "expected", "given"), BAD_INPUT)
-def test_bad_input_is_refused_with_a_clear_message(
-    fails_with, call, error, name, expected, given
-):
-    fails_with(call, error, name, expected, given)

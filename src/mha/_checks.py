@@ -3,7 +3,7 @@ was expected and what was given."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Sequence
 
 import torch
 
@@ -49,26 +49,6 @@ def check_choice(name: str, value: object, options: Collection) -> object:
     return value
 
 
-def divisors(n: int) -> list[int]:
-    """The positive divisors of ``n`` in increasing order. For ``n = d_model``,
-    the head counts a layer of that width accepts: ``divisors(8)`` is
-    ``[1, 2, 4, 8]``."""
-    check_int("n", n)
-    return [k for k in range(1, n + 1) if n % k == 0]
-
-
-def check_heads(d_model: int, n_heads: int) -> None:
-    """``n_heads`` must divide ``d_model``, so that every head gets whole features."""
-    check_int("d_model", d_model)
-    check_int("n_heads", n_heads)
-    if d_model % n_heads:
-        raise ValueError(
-            f"n_heads must divide d_model so that every head gets d_model / n_heads "
-            f"features: d_model={d_model} is not divisible by n_heads={n_heads} "
-            f"(allowed n_heads: {', '.join(map(str, divisors(d_model)))})"
-        )
-
-
 def check_tensor(name: str, value: object, shape_text: str, dims: int) -> torch.Tensor:
     """``value`` must be a floating-point tensor with ``dims`` dimensions."""
     if not isinstance(value, torch.Tensor):
@@ -84,3 +64,75 @@ def check_tensor(name: str, value: object, shape_text: str, dims: int) -> torch.
             f"{name} must have shape {shape_text}, got {tuple(value.shape)}"
         )
     return value
+
+
+# --- What a figure is given --------------------------------------------------------
+
+
+def as_matrix(name: str, values: object, dims: int) -> torch.Tensor:
+    """``values`` as a detached float64 CPU tensor with ``dims`` dimensions."""
+    if not isinstance(values, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, got {type(values).__name__}")
+    if values.dim() != dims:
+        raise ValueError(f"{name} must be {dims}-D, got shape {tuple(values.shape)}")
+    return values.detach().to("cpu", torch.float64)
+
+
+def check_labels(name: str, labels: Sequence[str], length: int, what: str) -> None:
+    """``labels`` must be a sequence of ``length`` strings labelling ``what``."""
+    if (
+        isinstance(labels, str)
+        or not isinstance(labels, Sequence)
+        or len(labels) != length
+    ):
+        got = (
+            repr(labels)
+            if isinstance(labels, str) or not isinstance(labels, Sequence)
+            else f"{len(labels)} labels"
+        )
+        raise ValueError(f"{name} must label the {length} {what}, got {got}")
+
+
+def check_tokens(
+    query_tokens: Sequence[str], key_tokens: Sequence[str], shape: tuple, what: str
+) -> None:
+    """One label per row (query) and per column (key) of ``what``, of ``shape``
+    ``(q_len, k_len)``."""
+    q_len, k_len = shape
+    if len(query_tokens) != q_len or len(key_tokens) != k_len:
+        raise ValueError(
+            f"query_tokens and key_tokens must label the {q_len} rows and {k_len} columns "
+            f"of {what}, got {len(query_tokens)} query and {len(key_tokens)} key tokens"
+        )
+
+
+def as_panels(
+    name: str,
+    values: object,
+    titles: Sequence[str],
+    convert: Callable[[str, object], torch.Tensor],
+    what: str,
+) -> list[torch.Tensor]:
+    """The matrices of a figure of panels side by side: ``values`` must be a
+    non-empty list of ``(q_len, k_len)`` tensors of one shape, each made a
+    matrix by ``convert(name, value)``, with one title each in ``titles``."""
+    if (
+        isinstance(values, (str, torch.Tensor))
+        or not isinstance(values, Sequence)
+        or not values
+    ):
+        raise TypeError(
+            f"{name} must be a non-empty list of (q_len, k_len) tensors, "
+            f"got {type(values).__name__}"
+        )
+    if isinstance(titles, str) or len(titles) != len(values):
+        raise ValueError(
+            f"titles must be a list of one title per {what} ({len(values)}), got {titles!r}"
+        )
+    matrices = [convert(f"{name}[{i}]", value) for i, value in enumerate(values)]
+    shapes = {tuple(m.shape) for m in matrices}
+    if len(shapes) != 1:
+        raise ValueError(
+            f"{name} must all have the same shape, got shapes {sorted(shapes)}"
+        )
+    return matrices

@@ -12,17 +12,38 @@ import math
 import torch
 from torch import nn
 
-from mha._checks import check_heads, check_probability, check_tensor, divisors
+from mha._checks import check_int, check_probability, check_tensor
 from mha.masks import check_mask
 
 __all__ = [
     "MultiHeadAttention",
     "attention_probs",
+    "check_heads",
     "divisors",
     "merge_heads",
     "scaled_dot_product",
     "split_heads",
 ]
+
+
+def divisors(n: int) -> list[int]:
+    """The positive divisors of ``n`` in increasing order. For ``n = d_model``,
+    the head counts a layer of that width accepts: ``divisors(8)`` is
+    ``[1, 2, 4, 8]``."""
+    check_int("n", n)
+    return [k for k in range(1, n + 1) if n % k == 0]
+
+
+def check_heads(d_model: int, n_heads: int) -> None:
+    """``n_heads`` must divide ``d_model``, so that every head gets whole features."""
+    check_int("d_model", d_model)
+    check_int("n_heads", n_heads)
+    if d_model % n_heads:
+        raise ValueError(
+            f"n_heads must divide d_model so that every head gets d_model / n_heads "
+            f"features: d_model={d_model} is not divisible by n_heads={n_heads} "
+            f"(allowed n_heads: {', '.join(map(str, divisors(d_model)))})"
+        )
 
 
 def split_heads(x: torch.Tensor, n_heads: int) -> torch.Tensor:

@@ -8,8 +8,8 @@ followed by layer normalisation, the paper's *post-norm* order::
 :class:`EncoderBlock` has two sublayers: self-attention and a feed-forward
 network. :class:`DecoderBlock` has three: causal self-attention, cross-attention
 on the encoder's output (``memory``), and a feed-forward network.
-:func:`to_torch` gives PyTorch's ``nn.TransformerEncoderLayer`` or
-``nn.TransformerDecoderLayer`` with the same weights, which computes the same
+:func:`mha.interop.to_torch_block` gives PyTorch's ``nn.TransformerEncoderLayer``
+or ``nn.TransformerDecoderLayer`` with the same weights, which computes the same
 numbers. Shapes use ``batch``, ``x_len`` (the block's own tokens), ``m_len``
 (the encoder's tokens), ``d_model`` and ``d_ff`` (the feed-forward network's
 hidden size).
@@ -20,12 +20,11 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from mha import interop
-from mha._checks import check_heads, check_int, check_probability, check_tensor
+from mha._checks import check_int, check_probability, check_tensor
 from mha.attention import MultiHeadAttention
 from mha.masks import causal_mask, check_mask
 
-__all__ = ["DecoderBlock", "EncoderBlock", "FeedForward", "to_torch"]
+__all__ = ["DecoderBlock", "EncoderBlock", "FeedForward"]
 
 
 def _check_sequence(name: str, x: object, d_model: int) -> torch.Tensor:
@@ -105,7 +104,6 @@ class EncoderBlock(nn.Module):
         """The self-attention, the feed-forward network and their LayerNorms
         (arguments: see the class)."""
         super().__init__()
-        check_heads(d_model, n_heads)
         kind = {"device": device, "dtype": dtype}
         self.d_model = d_model
         self.n_heads = n_heads
@@ -163,7 +161,6 @@ class DecoderBlock(nn.Module):
         """The two attentions, the feed-forward network and their LayerNorms
         (arguments: see the class)."""
         super().__init__()
-        check_heads(d_model, n_heads)
         kind = {"device": device, "dtype": dtype}
         self.d_model = d_model
         self.n_heads = n_heads
@@ -204,53 +201,3 @@ class DecoderBlock(nn.Module):
         x = self.norm2(x + self.dropout(attended))  # (batch, x_len, d_model)
         changed = self.feed_forward(x)  # (batch, x_len, d_model)
         return self.norm3(x + self.dropout(changed))  # (batch, x_len, d_model)
-
-
-def to_torch(block: EncoderBlock | DecoderBlock) -> nn.Module:
-    """PyTorch's own layer with ``block``'s weights, computing what ``block`` computes.
-
-    An :class:`EncoderBlock` gives ``nn.TransformerEncoderLayer``, a
-    :class:`DecoderBlock` ``nn.TransformerDecoderLayer``; both are made with
-    ``batch_first=True``, ``norm_first=False`` (post-norm) and
-    ``activation="relu"``, and take the block's dropout, dtype, device,
-    training/eval mode and ``requires_grad`` setting. PyTorch's masks follow
-    its own convention (``True`` = blocked, see :mod:`mha.masks`), and its
-    decoder layer applies no causal mask unless given one (``tgt_mask``).
-    """
-    if not isinstance(block, (EncoderBlock, DecoderBlock)):
-        raise TypeError(
-            f"block must be a mha.block.EncoderBlock or DecoderBlock, got {type(block).__name__}"
-        )
-    ff = block.feed_forward
-    weight = ff.linear1.weight
-    settings = {
-        "d_model": block.d_model,
-        "dim_feedforward": ff.linear1.out_features,
-        "dropout": block.dropout.p,
-        "activation": "relu",
-        "batch_first": True,
-        "norm_first": False,
-        "device": weight.device,
-        "dtype": weight.dtype,
-    }
-    if isinstance(block, EncoderBlock):
-        layer = nn.TransformerEncoderLayer(nhead=block.n_heads, **settings)
-        pairs = [(layer.self_attn, interop.to_torch(block.attention))]
-    else:
-        layer = nn.TransformerDecoderLayer(nhead=block.n_heads, **settings)
-        pairs = [
-            (layer.self_attn, interop.to_torch(block.self_attention)),
-            (layer.multihead_attn, interop.to_torch(block.cross_attention)),
-            (layer.norm3, block.norm3),
-        ]
-    pairs += [
-        (layer.linear1, ff.linear1),
-        (layer.linear2, ff.linear2),
-        (layer.norm1, block.norm1),
-        (layer.norm2, block.norm2),
-    ]
-    with torch.no_grad():
-        for theirs, ours in pairs:
-            theirs.load_state_dict(ours.state_dict())
-    layer.requires_grad_(weight.requires_grad)
-    return layer.train(block.training)

@@ -1,4 +1,5 @@
-"""Moving weights between :class:`~mha.attention.MultiHeadAttention` and PyTorch's layer.
+"""Moving weights between the package's layers and PyTorch's: the attention layer
+(:func:`to_torch`, :func:`from_torch`) and the Transformer blocks (:func:`to_torch_block`).
 
 ``nn.MultiheadAttention`` keeps the three input projections in one packed
 matrix: ``in_proj_weight`` is ``Wq``, ``Wk`` and ``Wv`` stacked row-wise,
@@ -12,6 +13,7 @@ import torch
 from torch import nn
 
 from mha.attention import MultiHeadAttention
+from mha.block import DecoderBlock, EncoderBlock
 
 
 def packed_in_proj(layer: MultiHeadAttention) -> tuple[torch.Tensor, torch.Tensor]:
@@ -96,3 +98,53 @@ def from_torch(torch_layer: nn.MultiheadAttention) -> MultiHeadAttention:
             linear.bias.copy_(b)
     layer.requires_grad_(torch_layer.in_proj_weight.requires_grad)
     return layer.train(torch_layer.training)
+
+
+def to_torch_block(block: EncoderBlock | DecoderBlock) -> nn.Module:
+    """PyTorch's own layer with ``block``'s weights, computing what ``block`` computes.
+
+    An :class:`~mha.block.EncoderBlock` gives ``nn.TransformerEncoderLayer``, a
+    :class:`~mha.block.DecoderBlock` ``nn.TransformerDecoderLayer``; both are made with
+    ``batch_first=True``, ``norm_first=False`` (post-norm) and
+    ``activation="relu"``, and take the block's dropout, dtype, device,
+    training/eval mode and ``requires_grad`` setting. PyTorch's masks follow
+    its own convention (``True`` = blocked, see :mod:`mha.masks`), and its
+    decoder layer applies no causal mask unless given one (``tgt_mask``).
+    """
+    if not isinstance(block, (EncoderBlock, DecoderBlock)):
+        raise TypeError(
+            f"block must be a mha.block.EncoderBlock or DecoderBlock, got {type(block).__name__}"
+        )
+    ff = block.feed_forward
+    weight = ff.linear1.weight
+    settings = {
+        "d_model": block.d_model,
+        "dim_feedforward": ff.linear1.out_features,
+        "dropout": block.dropout.p,
+        "activation": "relu",
+        "batch_first": True,
+        "norm_first": False,
+        "device": weight.device,
+        "dtype": weight.dtype,
+    }
+    if isinstance(block, EncoderBlock):
+        layer = nn.TransformerEncoderLayer(nhead=block.n_heads, **settings)
+        pairs = [(layer.self_attn, to_torch(block.attention))]
+    else:
+        layer = nn.TransformerDecoderLayer(nhead=block.n_heads, **settings)
+        pairs = [
+            (layer.self_attn, to_torch(block.self_attention)),
+            (layer.multihead_attn, to_torch(block.cross_attention)),
+            (layer.norm3, block.norm3),
+        ]
+    pairs += [
+        (layer.linear1, ff.linear1),
+        (layer.linear2, ff.linear2),
+        (layer.norm1, block.norm1),
+        (layer.norm2, block.norm2),
+    ]
+    with torch.no_grad():
+        for theirs, ours in pairs:
+            theirs.load_state_dict(ours.state_dict())
+    layer.requires_grad_(weight.requires_grad)
+    return layer.train(block.training)

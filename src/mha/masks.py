@@ -30,9 +30,8 @@ def causal_mask(length: int, device: torch.device | str | None = None) -> torch.
         BoolTensor ``(length, length)``, lower triangle (diagonal included) ``True``.
     """
     check_int("length", length)
-    return torch.ones(
-        length, length, dtype=torch.bool, device=device
-    ).tril()  # (q_len, k_len)
+    ones = torch.ones(length, length, dtype=torch.bool, device=device)
+    return ones.tril()  # (q_len, k_len)
 
 
 def padding_mask(ids: torch.Tensor, pad_id: int = 0) -> torch.Tensor:

@@ -17,10 +17,16 @@ from matplotlib.colors import PowerNorm
 from matplotlib.figure import Figure
 from PIL import Image
 
-from mha._checks import check_int
+from mha._checks import as_matrix, check_int, check_tokens
 from mha.plotting.fingerprint import fingerprint
 
 CMAP = "cividis"
+#: The width of the page's text column in inches, at the figures' 100 dpi. A
+#: figure at most this wide is shown at its own size, its text as drawn.
+COLUMN_WIDTH = 7.2
+#: The smallest text a figure draws, in points (tick labels, legends, the
+#: numbers printed in cells).
+SMALLEST_TEXT = 9
 #: Okabe–Ito colours, distinguishable with every common colour-vision deficiency.
 COLOURS = (
     "#0072B2",
@@ -97,35 +103,14 @@ def to_png(fig: Figure, dpi: float | None = None, colours: int | None = None) ->
     return buffer.getvalue()
 
 
-# --- Checks and shared drawing -------------------------------------------------------
-
-
-def as_matrix(name: str, values: object, dims: int) -> torch.Tensor:
-    """``values`` as a detached float64 CPU tensor with ``dims`` dimensions."""
-    if not isinstance(values, torch.Tensor):
-        raise TypeError(f"{name} must be a torch.Tensor, got {type(values).__name__}")
-    if values.dim() != dims:
-        raise ValueError(f"{name} must be {dims}-D, got shape {tuple(values.shape)}")
-    return values.detach().to("cpu", torch.float64)
-
-
-def check_labels(name: str, labels: Sequence[str], length: int, what: str) -> None:
-    """``labels`` must be a sequence of ``length`` strings labelling ``what``."""
-    if (
-        isinstance(labels, str)
-        or not isinstance(labels, Sequence)
-        or len(labels) != length
-    ):
-        got = (
-            repr(labels)
-            if isinstance(labels, str) or not isinstance(labels, Sequence)
-            else f"{len(labels)} labels"
-        )
-        raise ValueError(f"{name} must label the {length} {what}, got {got}")
+# --- Shared drawing -----------------------------------------------------------------
 
 
 def label_axes(
-    ax, query_tokens: Sequence[str], key_tokens: Sequence[str], fontsize: float = 9
+    ax,
+    query_tokens: Sequence[str],
+    key_tokens: Sequence[str],
+    fontsize: float = SMALLEST_TEXT,
 ) -> None:
     """Token labels on the rows (queries) and the columns (keys) of a heatmap."""
     ax.set_xticks(
@@ -150,7 +135,7 @@ def heatmap(
     *,
     annotate: bool = False,
     fmt: str = "{:.2f}",
-    fontsize: float = 8,
+    fontsize: float = SMALLEST_TEXT,
     cmap: str = CMAP,
     norm=None,
 ):
@@ -252,11 +237,7 @@ def display_attention(
             f"got shape {tuple(attention.shape)}"
         )
     q_len, k_len = attention.shape[1:]
-    if len(query_tokens) != q_len or len(key_tokens) != k_len:
-        raise ValueError(
-            f"query_tokens and key_tokens must label the {q_len} rows and {k_len} columns "
-            f"of attention, got {len(query_tokens)} query and {len(key_tokens)} key tokens"
-        )
+    check_tokens(query_tokens, key_tokens, (q_len, k_len), "attention")
     if annotate is None:
         annotate = q_len * k_len <= 64
     # A fixed layout computed from the label lengths (much faster than

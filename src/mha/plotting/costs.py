@@ -8,7 +8,7 @@ import torch
 from matplotlib.figure import Figure
 
 from mha._checks import check_number
-from mha.plotting.core import COLOURS, BookFigure, line_style
+from mha.plotting.core import COLOURS, COLUMN_WIDTH, BookFigure, line_style
 
 
 def _lengths(lengths: Sequence[int]) -> list[float]:
@@ -106,7 +106,7 @@ def cost_counts_figure(
             raise ValueError(
                 f"crossover must be a length between {xs[0]:g} and {xs[-1]:g}, got {crossover!r}"
             )
-    fig = BookFigure(figsize=(7.2, 3.6), layout="constrained")
+    fig = BookFigure(figsize=(COLUMN_WIDTH, 3.6), layout="constrained")
     left, right = fig.subplots(1, 2)
     mib = {label: [v / 2**20 for v in values] for label, values in memory.items()}
     _panel(left, xs, mib, "memory (MiB)", "memory of one tensor")
@@ -124,9 +124,8 @@ def cost_counts_figure(
         )
     for ax in (left, right):
         ax.legend(fontsize=9, loc="upper left")
-        if (
-            len(xs) > 6
-        ):  # every other length, so that the labels of a narrow panel do not touch
+        # Every other length, so that the labels of a narrow panel do not touch.
+        if len(xs) > 6:
             ax.set_xticks(xs[::2], labels=[f"{v:g}" for v in xs[::2]], fontsize=9)
     return fig
 
@@ -165,7 +164,9 @@ def timing_figure(
         raise ValueError(
             f"relative_to must name one of the implementations {list(series)}, got {relative_to!r}"
         )
-    fig = BookFigure(figsize=(7.2, 4.4 if relative_to else 5.0), layout="constrained")
+    fig = BookFigure(
+        figsize=(COLUMN_WIDTH, 4.4 if relative_to else 5.0), layout="constrained"
+    )
     if relative_to is None:
         ax = fig.subplots()
     else:

@@ -9,14 +9,14 @@ import torch
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from mha._checks import check_heads, check_int
+from mha._checks import as_matrix, check_int, check_labels
+from mha.attention import check_heads
 from mha.plotting.core import (
     COLOURS,
+    COLUMN_WIDTH,
     LINE_STYLES,
     MARKERS,
     BookFigure,
-    as_matrix,
-    check_labels,
     heatmap,
 )
 
@@ -45,7 +45,7 @@ def positional_encoding_heatmap(
     height = min(6.0, 1.3 + (0.42 if annotate else 0.12) * n_positions)
     fig = BookFigure(figsize=(width, height), layout="constrained")
     ax = fig.subplots()
-    image = heatmap(ax, table, -1.0, 1.0, annotate=annotate, fontsize=9)
+    image = heatmap(ax, table, -1.0, 1.0, annotate=annotate)
     labels = [f"{j}\n{'sin' if j % 2 == 0 else 'cos'}" for j in range(d_model)]
     ax.set_xticks(range(d_model), labels=labels, fontsize=9)
     if n_positions <= 12:
@@ -87,7 +87,9 @@ def positional_encoding_curves(table: torch.Tensor, dims: Sequence[int]) -> Figu
     for dim in dims:
         check_int("dims[i]", dim, minimum=0, maximum=d_model - 1)
     legend_rows = math.ceil(len(dims) / 2)
-    fig = BookFigure(figsize=(7.2, 3.3 + 0.22 * legend_rows), layout="constrained")
+    fig = BookFigure(
+        figsize=(COLUMN_WIDTH, 3.3 + 0.22 * legend_rows), layout="constrained"
+    )
     ax = fig.subplots()
     positions = list(range(n_positions))
     # Only whole positions exist: mark each one while there are few enough to see.
@@ -140,7 +142,7 @@ def qkv_heatmaps(
 
     Returns:
         Three heatmaps titled ``Q``, ``K``, ``V`` (rows = tokens, columns =
-        features) and one colour bar, 7.2 inches wide.
+        features) and one colour bar, as wide as the text column.
     """
     mats = {
         "Q": as_matrix("Q", Q, 2),
@@ -158,12 +160,10 @@ def qkv_heatmaps(
         # About 5.5 inches are left for the three panels; "-0.5" needs 0.35 inch at 9 points.
         annotate = 5.5 / (3 * d_model) >= 0.35 and seq_len <= 12
     limit = max(float(m.abs().max()) for m in mats.values()) or 1.0
-    fig = BookFigure(figsize=(7.2, 0.4 * seq_len + 1.2), layout="constrained")
+    fig = BookFigure(figsize=(COLUMN_WIDTH, 0.4 * seq_len + 1.2), layout="constrained")
     axes = fig.subplots(1, 3, sharey=True)
     for ax, (name, matrix) in zip(axes, mats.items(), strict=True):
-        image = heatmap(
-            ax, matrix, -limit, limit, annotate=annotate, fmt="{:.1f}", fontsize=9
-        )
+        image = heatmap(ax, matrix, -limit, limit, annotate=annotate, fmt="{:.1f}")
         ax.set_title(name, fontsize=11)
         ax.set_xticks(
             range(d_model), labels=[str(j) for j in range(d_model)], fontsize=9
@@ -199,12 +199,12 @@ def head_split_figure(
     d_key = d_model // n_heads
     limit = float(q.abs().max()) or 1.0
     annotate = d_model <= 8 and seq_len <= 12
-    fig = BookFigure(figsize=(7.2, 0.42 * seq_len + 1.5), layout="constrained")
+    fig = BookFigure(figsize=(COLUMN_WIDTH, 0.42 * seq_len + 1.5), layout="constrained")
     grid = fig.add_gridspec(
         1, n_heads + 1, width_ratios=[d_model + 1.5] + [d_key] * n_heads
     )
     whole = fig.add_subplot(grid[0, 0])
-    heatmap(whole, q, -limit, limit, annotate=annotate, fmt="{:.1f}", fontsize=9)
+    heatmap(whole, q, -limit, limit, annotate=annotate, fmt="{:.1f}")
     shape = f"(seq_len, d_model) = ({seq_len}, {d_model})"
     whole.set_title(f"{name}: {shape}" if name else shape, fontsize=10, pad=24)
     whole.set_xticks(

@@ -9,6 +9,7 @@ from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
+from mha._checks import as_panels, check_tokens
 from mha.masks import check_mask
 from mha.plotting.core import KEY_AXIS, QUERY_AXIS, BookFigure, label_axes
 
@@ -18,15 +19,15 @@ HATCH = "#c8c8c8"
 LEGEND_LABELS = ["may attend (True / 1)", "blocked (False / 0)"]
 
 
-def _matrix(mask: torch.Tensor) -> torch.Tensor:
+def _matrix(name: str, mask: torch.Tensor) -> torch.Tensor:
     """A 2-D mask in the package's convention, as a bool matrix ``(q_len, k_len)``."""
     if isinstance(mask, torch.Tensor) and mask.dim() != 2:
         raise ValueError(
-            f"mask must be 2-D (q_len, k_len), got shape {tuple(mask.shape)}; pick one "
+            f"{name} must be 2-D (q_len, k_len), got shape {tuple(mask.shape)}; pick one "
             "sequence and head first, e.g. mask[0, 0] of a (batch, n_heads, q_len, k_len) mask"
         )
     if not isinstance(mask, torch.Tensor):
-        raise TypeError(f"mask must be a torch.Tensor, got {type(mask).__name__}")
+        raise TypeError(f"{name} must be a torch.Tensor, got {type(mask).__name__}")
     return check_mask(mask.detach().cpu(), (1, 1, *mask.shape))
 
 
@@ -45,11 +46,7 @@ def _draw(
     fontsize: float = 9,
 ) -> None:
     q_len, k_len = mask.shape
-    if len(query_tokens) != q_len or len(key_tokens) != k_len:
-        raise ValueError(
-            f"query_tokens and key_tokens must label the {q_len} rows and {k_len} columns "
-            f"of mask, got {len(query_tokens)} query and {len(key_tokens)} key tokens"
-        )
+    check_tokens(query_tokens, key_tokens, (q_len, k_len), "mask")
     ax.imshow(
         mask.float().numpy(),
         cmap=ListedColormap([BLOCKED, ALLOWED]),
@@ -103,7 +100,7 @@ def mask_figure(
     Returns:
         The figure, with one axes whose image holds the mask as 0/1.
     """
-    mask = _matrix(mask)
+    mask = _matrix("mask", mask)
     q_len, k_len = mask.shape
     fig = BookFigure(
         figsize=(cell_size * k_len + 1.7, cell_size * q_len + 2.0),
@@ -150,20 +147,7 @@ def mask_panels(
     Returns:
         The figure, with one axes per mask, each holding its mask as a 0/1 image.
     """
-    if isinstance(masks, torch.Tensor) or not isinstance(masks, Sequence) or not masks:
-        raise TypeError(
-            f"masks must be a non-empty list of (q_len, k_len) tensors, got {type(masks).__name__}"
-        )
-    if isinstance(titles, str) or len(titles) != len(masks):
-        raise ValueError(
-            f"titles must be a list of one title per mask ({len(masks)}), got {titles!r}"
-        )
-    matrices = [_matrix(mask) for mask in masks]
-    shapes = {tuple(m.shape) for m in matrices}
-    if len(shapes) != 1:
-        raise ValueError(
-            f"masks must all have the same shape, got shapes {sorted(shapes)}"
-        )
+    matrices = as_panels("masks", masks, titles, _matrix, "mask")
     q_len, k_len = matrices[0].shape
     n = len(matrices)
     # Only the first panel carries the query labels, so the grids can sit close.

@@ -8,8 +8,8 @@ import torch
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from mha._checks import check_int
-from mha.plotting.core import PROBABILITY, BookFigure, as_matrix, heatmap, label_axes
+from mha._checks import as_matrix, as_panels, check_int, check_tokens
+from mha.plotting.core import PROBABILITY, BookFigure, heatmap, label_axes
 
 NAN_FACE = "#e0e0e0"
 NAN_EDGE = "#7a7a7a"
@@ -48,26 +48,11 @@ def weights_panels(
     """
     if isinstance(maps, torch.Tensor):
         maps = list(as_matrix("maps", maps, 3))
-    if isinstance(maps, str) or not isinstance(maps, Sequence) or not maps:
-        raise TypeError(
-            f"maps must be a non-empty list of (q_len, k_len) tensors, got {type(maps).__name__}"
-        )
-    matrices = [as_matrix(f"maps[{i}]", m, 2) for i, m in enumerate(maps)]
-    shapes = {tuple(m.shape) for m in matrices}
-    if len(shapes) != 1:
-        raise ValueError(
-            f"maps must all have the same shape, got shapes {sorted(shapes)}"
-        )
-    if isinstance(titles, str) or len(titles) != len(matrices):
-        raise ValueError(
-            f"titles must be a list of one title per map ({len(matrices)}), got {titles!r}"
-        )
+    matrices = as_panels(
+        "maps", maps, titles, lambda name, m: as_matrix(name, m, 2), "map"
+    )
     q_len, k_len = matrices[0].shape
-    if len(query_tokens) != q_len or len(key_tokens) != k_len:
-        raise ValueError(
-            f"query_tokens and key_tokens must label the {q_len} rows and {k_len} columns "
-            f"of each map, got {len(query_tokens)} query and {len(key_tokens)} key tokens"
-        )
+    check_tokens(query_tokens, key_tokens, (q_len, k_len), "each map")
     n = len(matrices)
     n_cols = n if n_cols is None else check_int("n_cols", n_cols, maximum=n)
     n_rows = -(-n // n_cols)
@@ -84,9 +69,7 @@ def weights_panels(
         ax.set_axis_off()
     axes = grid[:n]
     for ax, matrix, panel_title in zip(axes, matrices, titles, strict=True):
-        image = heatmap(
-            ax, matrix, 0.0, 1.0, annotate=True, fontsize=9
-        )  # NaN cells left empty
+        image = heatmap(ax, matrix, 0.0, 1.0, annotate=True)  # NaN cells left empty
         for i, j in matrix.isnan().nonzero().tolist():
             ax.add_patch(
                 Rectangle(

@@ -8,15 +8,16 @@ import torch
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from mha.plotting.core import BookFigure, as_matrix
+from mha._checks import as_matrix
+from mha.plotting.core import COLUMN_WIDTH, BookFigure
 
 
 def token_grid(tokens: Sequence[Sequence[str]], is_token: torch.Tensor) -> Figure:
     """A padded batch as a grid: one row per sentence, padding shaded and hatched.
 
     Every cell has the same size whatever the batch (1 inch by half an inch,
-    narrower only when more than six positions would pass the 7.2-inch width
-    of the text column), so grids of different chapters look alike.
+    narrower only when more than six positions would pass the width of the
+    text column), so grids of different chapters look alike.
 
     Args:
         tokens: ``batch`` rows of ``length`` token strings (``<pad>`` included).
@@ -29,11 +30,10 @@ def token_grid(tokens: Sequence[Sequence[str]], is_token: torch.Tensor) -> Figur
             f"tokens must be {batch} rows of {length} strings to match is_token, "
             f"got rows of lengths {[len(row) for row in tokens]}"
         )
-    cell = min(
-        1.0, 6.1 / length
-    )  # inches per position; 1.1 inch is left for the row labels
+    labels = 1.1  # inches for the row labels
+    cell = min(1.0, (COLUMN_WIDTH - labels) / length)  # inches per position
     fig = BookFigure(
-        figsize=(cell * length + 1.1, 0.5 * batch + 0.6), layout="constrained"
+        figsize=(cell * length + labels, 0.5 * batch + 0.6), layout="constrained"
     )
     ax = fig.subplots()
     for b in range(batch):

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 import torch
 from matplotlib.figure import Figure
 
-from mha._checks import check_number
-from mha.plotting.core import COLOURS, BookFigure, as_matrix
+from mha._checks import as_matrix, check_number
+from mha.plotting.core import COLOURS, COLUMN_WIDTH, BookFigure
 
 
 def training_curve(losses: Sequence[float], title: str | None = None) -> Figure:
@@ -100,7 +100,7 @@ def key_plane_figure(
             f"absent must list some of the positions {list(positions)}, got {missing}"
         )
 
-    fig = BookFigure(figsize=(7.2, 3.5), layout="constrained")
+    fig = BookFigure(figsize=(COLUMN_WIDTH, 3.5), layout="constrained")
     plane, bars = fig.subplots(1, 2, gridspec_kw={"width_ratios": (1, 1.25)})
     limit = 1.2 * float(max(keys.abs().max(), query.abs().max()))
     plane.axhline(0, color="0.85", linewidth=0.8, zorder=0)

@@ -1,0 +1,110 @@
+"""mha.plotting.fingerprint: the text form of a figure that nbval compares in
+place of its pixels. It changes with what the figure draws, not with how the
+pixels come out."""
+
+from __future__ import annotations
+
+import difflib
+
+import matplotlib
+import pytest
+import torch
+
+import mha
+from mha import plotting
+
+QUERIES = ["the", "cat", "sat"]
+KEYS = ["a", "dog", "ran", "off"]
+
+
+@pytest.fixture
+def figure(gen):
+    """``figure(**changes)``: the same attention figure, with some arguments changed."""
+    attention = torch.softmax(torch.randn(4, 3, 4, generator=gen), dim=-1)
+
+    def make(
+        attention=attention, tokens=QUERIES, n_heads=4, title="sentence 0", **kwargs
+    ):
+        grid = {4: (2, 2), 2: (1, 2)}[n_heads]
+        return mha.display_attention(
+            tokens, KEYS, attention[:n_heads], n_heads, *grid, title=title, **kwargs
+        )
+
+    make.attention = attention
+    return make
+
+
+def changed(attention, delta):
+    attention = attention.clone()
+    attention[1, 2, 3] += delta
+    return attention
+
+
+def diff(before: str, after: str) -> list[str]:
+    return [
+        line
+        for line in difflib.ndiff(before.splitlines(), after.splitlines())
+        if line[0] in "-+"
+    ]
+
+
+def test_what_a_figure_draws_changes_its_fingerprint(figure):
+    base = repr(figure())
+    assert base == plotting.fingerprint(figure())  # a repeatable function of the figure
+    others = {
+        "another head count": figure(n_heads=2),
+        "one value changed by 0.05": figure(attention=changed(figure.attention, 0.05)),
+        "another title": figure(title="sentence 1"),
+        "another token label": figure(tokens=["the", "dog", "sat"]),
+    }
+    for what, fig in others.items():
+        assert repr(fig) != base, what
+    # Without printed values (as in the explorer) the image alone shows the change.
+    unprinted = repr(figure(annotate=False))
+    assert (
+        repr(figure(attention=changed(figure.attention, 0.05), annotate=False))
+        != unprinted
+    )
+    causal, padding = torch.ones(4, 4).tril(), torch.tensor([[1, 1, 1, 0]]).expand(4, 4)
+    tokens = KEYS
+    assert repr(plotting.mask_figure(causal, tokens, tokens)) != repr(
+        plotting.mask_figure(padding, tokens, tokens)
+    )
+    losses = [2.0 / step for step in range(1, 41)]
+    curve = repr(plotting.training_curve(losses))
+    assert repr(plotting.training_curve([*losses[:-1], losses[-1] * 1.1])) != curve
+    assert repr(plotting.training_curve([v * (1 + 1e-9) for v in losses])) == curve
+
+
+def test_pixel_differences_alone_keep_the_fingerprint(figure):
+    base = figure()
+    fingerprint = repr(base)
+    assert repr(figure(attention=changed(figure.attention, 1e-9))) == fingerprint
+    crisp_rc = {
+        "lines.antialiased": False,
+        "patch.antialiased": False,
+        "text.antialiased": False,
+    }
+    with matplotlib.rc_context(crisp_rc):
+        crisp = figure()
+    assert plotting.to_png(crisp) != plotting.to_png(base)
+    assert repr(crisp) == fingerprint
+    assert plotting.to_png(base, dpi=50) != plotting.to_png(base, dpi=100)
+    assert repr(base) == fingerprint  # after rendering at two resolutions
+
+
+def test_the_fingerprint_names_what_it_covers_so_a_change_reads_as_a_diff(figure):
+    text = repr(figure())
+    for shown in ("sentence 0", *QUERIES, *KEYS, "head 0", "head 3", "key", "query"):
+        assert shown in text, shown
+    title_change = diff(text, repr(figure(title="sentence 1")))
+    assert any("sentence 0" in line for line in title_change if line[0] == "-")
+    assert any("sentence 1" in line for line in title_change if line[0] == "+")
+    label_change = diff(text, repr(figure(tokens=["the", "dog", "sat"])))
+    assert any("the | cat | sat" in line for line in label_change if line[0] == "-")
+    assert any("the | dog | sat" in line for line in label_change if line[0] == "+")
+    # A change in the data alone shows in the digest line only.
+    (before, after) = diff(
+        text, repr(figure(attention=changed(figure.attention, 0.05)))
+    )
+    assert before.startswith("-  drawn") and after.startswith("+  drawn")

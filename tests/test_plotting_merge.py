@@ -1,0 +1,118 @@
+"""mha.plotting.merge: one query's output as a weighted average of the values,
+the heads merged, and the output projection as a sum over the heads."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+from figures import close, fits_the_column, texts
+
+import mha
+from mha import plotting
+
+
+@pytest.fixture(scope="module")
+def example():
+    """The running example's heads: its weights, values and weighted values."""
+    ex = mha.running_example()
+    X, layer = ex.X, ex.attention
+    Q, K, V = (mha.split_heads(w(X), 4) for w in (layer.Wq, layer.Wk, layer.Wv))
+    probs = mha.attention_probs(mha.scaled_dot_product(Q, K))  # (3, 4, 6, 6)
+    A = probs @ V  # (3, 4, 6, 2)
+    return ex, probs, V, A
+
+
+def test_weighted_values_figure_puts_the_output_at_the_weighted_average(gen):
+    probs = torch.softmax(torch.randn(5, generator=gen), dim=0)
+    values = torch.randn(5, 2, generator=gen)
+    bars, plane = plotting.weighted_values_figure(
+        probs, values, list("abcde"), "q"
+    ).axes
+    close([patch.get_width() for patch in bars.patches], probs)
+    star = plane.collections[-1].get_offsets()[0]
+    mean = [sum(probs[j] * values[j, f] for j in range(5)) for f in range(2)]
+    close(star, torch.tensor(mean), atol=1e-6, rtol=0)
+
+
+def test_weighted_values_labels_are_not_under_the_star(example):
+    ex, probs, V, _ = example
+    for query in range(6):  # every query of head 0, sentence 0
+        fig = plotting.weighted_values_figure(
+            probs[0, 0, query], V[0, 0], ex.tokens[0], "q"
+        )
+        fits_the_column(fig)  # also lays the figure out
+        ax = fig.axes[1]
+        star = ax.collections[-1]
+        x, y = ax.transData.transform(star.get_offsets()[0])
+        radius = math.sqrt(star.get_sizes()[0]) / 2 * fig.dpi / 72  # pixels
+        for label in ax.texts:
+            box = label.get_window_extent()
+            nearest_x = min(max(x, box.x0), box.x1)
+            nearest_y = min(max(y, box.y0), box.y1)
+            distance = math.hypot(x - nearest_x, y - nearest_y)
+            assert distance > radius, (query, label.get_text())
+
+
+def test_weighted_values_figure_uses_the_books_axis_names(example):
+    ex, probs, V, _ = example
+    fig = plotting.weighted_values_figure(probs[0, 0, 2], V[0, 0], ex.tokens[0], "what")
+    assert fig.axes[0].get_ylabel() == "key (attended to)"
+    assert fig.axes[0].get_xlabel().startswith("attention probability")
+
+
+def test_merge_heads_figure_shows_each_head_then_the_merged_vector(gen):
+    heads = torch.randn(4, 2, generator=gen)
+    fig = plotting.merge_heads_figure(heads, heads.flatten(), "what")
+    fits_the_column(fig)
+    (ax,) = fig.axes
+    rows = {}  # the numbers printed in the cells, by height: heads, then merged
+    for text in ax.texts:
+        if text.get_text().lstrip("-")[:1].isdigit():
+            x, y = text.get_position()
+            rows.setdefault(y, []).append((x, text.get_text()))
+    expected = [f"{v:.2f}" for v in heads.flatten().tolist()]
+    assert len(rows) == 2
+    for cells in rows.values():
+        assert [number for _, number in sorted(cells)] == expected
+
+
+def test_head_contributions_figure_draws_a_row_per_head_and_their_sum(example):
+    ex, _, _, A = example
+    Wo = ex.attention.Wo
+    pieces = torch.stack(
+        [A[0, h, 2] @ Wo.weight[:, 2 * h : 2 * h + 2].T for h in range(4)]
+    )
+    output = Wo(mha.merge_heads(A))[0, 2]
+    fig = plotting.head_contributions_figure(pieces, Wo.bias, output, token="what")
+    fits_the_column(fig)
+    top, bottom = fig.axes[:2]
+    labels = ["head 0", "head 1", "head 2", "head 3", "bias"]
+    assert texts(top.get_yticklabels()) == labels
+    close(top.images[0].get_array(), torch.cat([pieces, Wo.bias[None]]).detach())
+    close(bottom.images[0].get_array(), output[None].detach())
+    assert "'what'" in top.get_title()
+
+
+PROBS, VALUES = torch.full((5,), 0.2), torch.zeros(5, 2)
+PIECES, BIAS = torch.ones(4, 8), torch.ones(8)
+
+# Each row, a test (see conftest.py): the call, its error, and what the message
+# names: the argument, what was expected, what was given.
+BAD_INPUT = [
+    (lambda: plotting.weighted_values_figure(PROBS, VALUES[:, :1], list("abcde")), ValueError,
+     "values", "(k_len, 2) = (5, 2)", "got (5, 1)"),
+    (lambda: plotting.weighted_values_figure(-PROBS, VALUES, list("abcde")), ValueError,
+     "probs", "probabilities in [0, 1]", "got values from -0.2 to -0.2"),
+    (lambda: plotting.merge_heads_figure(PIECES[:4, :2], PIECES[:4, :2].T.flatten() + 1),
+     ValueError, "merged", "the heads side by side", "holds other numbers"),
+    (lambda: plotting.head_contributions_figure(PIECES, BIAS, torch.zeros(8)), ValueError,
+     "output", "equal pieces.sum(0) + bias", "holds other numbers"),
+    (lambda: plotting.head_contributions_figure(PIECES, BIAS[:4], PIECES.sum(0) + BIAS),
+     ValueError, "bias", "d_model = 8 features like pieces", "got shape (4,)"),
+    (lambda: plotting.head_contributions_figure(PIECES[0], BIAS, BIAS), ValueError, "pieces",
+     "2-D", "got shape (8,)"),
+    (lambda: plotting.head_contributions_figure(PIECES.tolist(), BIAS, BIAS), TypeError,
+     "pieces", "torch.Tensor", "got list"),
+]  # fmt: skip

@@ -32,6 +32,9 @@ def test_key_plane_figure_draws_keys_query_and_scores():
     fits_the_column(fig)
     plane, bars = fig.axes
     assert len(plane.collections) == 3 and len(bars.patches) == 3
+    # The keys joined in the order of their positions (besides the two axes' lines).
+    (path,) = [line for line in plane.lines if len(line.get_xdata()) == len(keys)]
+    close(torch.tensor(path.get_xydata()), keys)
     close([bar.get_height() for bar in bars.patches], keys @ query)
     assert [t.get_text() for t in bars.get_xticklabels()] == ["-1", "0", "1"]
     assert bars.patches[0].get_hatch() == "///" and not bars.patches[1].get_hatch()

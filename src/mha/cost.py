@@ -232,9 +232,13 @@ class ForwardProfile:
             order (e.g. ``"aten::bmm"``, ``"aten::_softmax"``).
         peak_bytes: the most memory held at once by tensors allocated during
             the call (what existed before the call is not counted; what the
-            call returns is). Exact when no operator frees memory allocated
-            by another (the book's layer); otherwise an upper bound, because
-            the profiler reports memory per operator, not per allocation.
+            call returns is), an estimate from each operator's net allocation
+            (what it allocated minus what it freed). A buffer an operator
+            allocates and frees before it returns is not seen, so the true
+            peak can be higher; memory an operator frees before it ends is
+            counted until it ends, so the true peak can also be lower. Exact
+            for a chain of top-level operators that allocate only what they
+            return (the book's layer).
         largest_bytes: the most memory one operator allocated (beyond
             what it freed).
         flops: floating-point operations of the matrix products, as the
@@ -277,8 +281,7 @@ def profile_forward(fn: Callable[[], object]) -> ForwardProfile:
     events = sorted(prof.events(), key=lambda event: event.time_range.start)
     # Each operator's own net allocation (what it allocated minus what it
     # freed), counted as held from its start if positive, released at its end
-    # if negative: never later than it really was held, so the peak found is
-    # exact for a chain of top-level operators and an upper bound otherwise.
+    # if negative (see ForwardProfile.peak_bytes for what this misses).
     changes = sorted(
         (
             event.time_range.start

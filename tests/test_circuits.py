@@ -145,10 +145,3 @@ BAD_INPUT = [
     (lambda: circuits.asymmetry(torch.eye(2).long()), TypeError, "matrix", "floating-point",
      "got dtype torch.int64"),
 ]  # fmt: skip
-
-
-@pytest.mark.parametrize(("call", "error", "name", "expected", "given"), BAD_INPUT)
-def test_bad_input_is_refused_with_a_clear_message(
-    fails_with, call, error, name, expected, given
-):
-    fails_with(call, error, name, expected, given)

@@ -157,10 +157,3 @@ BAD_INPUT = [
     (lambda: training.behaviour("neighbours", LAYER), TypeError, "task", "mha.training.Task",
      "got str 'neighbours'"),
 ]  # fmt: skip
-
-
-@pytest.mark.parametrize(("call", "error", "name", "expected", "given"), BAD_INPUT)
-def test_bad_input_is_refused_with_a_clear_message(
-    fails_with, call, error, name, expected, given
-):
-    fails_with(call, error, name, expected, given)

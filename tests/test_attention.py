@@ -233,9 +233,10 @@ def test_strided_and_transposed_inputs_and_masks(make_layer, reference, gen):
     query = torch.randn(10, 2, 8, generator=gen).transpose(0, 1)[:, ::2]  # (2, 5, 8)
     features = torch.randn(2, 7, 16, generator=gen)
     key, value = features[..., :8], features[..., 8:]  # (2, 7, 8) feature slices
+    # Random, with key 0 allowed for all queries.
     transposed = (torch.rand(2, 1, 7, 5, generator=gen) < 0.5).index_fill(
         2, torch.tensor(0), 1
-    )  # key 0 allowed for all
+    )
     transposed = transposed.transpose(-1, -2)  # (2, 1, 5, 7) view
     masks = [
         None,

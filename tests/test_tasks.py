@@ -179,9 +179,8 @@ def test_the_chapters_neighbours_model_heads_and_ablation():
         without_next = training.behaviour(task, model)["accuracy"]
     assert without_previous["previous"] < 0.3 < 0.9 < without_previous["next"]
     assert without_next["next"] < 0.3 < 0.9 < without_next["previous"]
-    assert (
-        training.behaviour(task, model) == learned
-    )  # the model is unchanged afterwards
+    # The model is unchanged afterwards.
+    assert training.behaviour(task, model) == learned
 
 
 def test_the_causal_mask_hides_the_next_word():

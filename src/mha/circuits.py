@@ -126,14 +126,10 @@ def qk_circuit(layer: MultiHeadAttention, head: int) -> QKCircuit:
     """The QK circuit of ``head`` in ``layer`` (see the module's description)."""
     rows = _head_rows(layer, head)
     with torch.no_grad():
-        W_Q, b_Q = (
-            layer.Wq.weight[rows],
-            layer.Wq.bias[rows],
-        )  # (d_key, d_model), (d_key,)
-        W_K, b_K = (
-            layer.Wk.weight[rows],
-            layer.Wk.bias[rows],
-        )  # (d_key, d_model), (d_key,)
+        W_Q = layer.Wq.weight[rows]  # (d_key, d_model)
+        b_Q = layer.Wq.bias[rows]  # (d_key,)
+        W_K = layer.Wk.weight[rows]  # (d_key, d_model)
+        b_K = layer.Wk.bias[rows]  # (d_key,)
         return QKCircuit(
             W=W_Q.T @ W_K,  # (d_model, d_model)
             key=W_K.T @ b_Q,  # (d_model,)
@@ -147,10 +143,8 @@ def ov_circuit(layer: MultiHeadAttention, head: int) -> OVCircuit:
     """The OV circuit of ``head`` in ``layer`` (see the module's description)."""
     rows = _head_rows(layer, head)
     with torch.no_grad():
-        W_V, b_V = (
-            layer.Wv.weight[rows],
-            layer.Wv.bias[rows],
-        )  # (d_key, d_model), (d_key,)
+        W_V = layer.Wv.weight[rows]  # (d_key, d_model)
+        b_V = layer.Wv.bias[rows]  # (d_key,)
         W_O = layer.Wo.weight[:, rows]  # (d_model, d_key)
         return OVCircuit(W=W_O @ W_V, bias=W_O @ b_V)  # (d_model, d_model), (d_model,)
 

@@ -62,8 +62,7 @@ class ToyModel(nn.Module):
         vocab_size)`` and attn_probs ``(batch, n_heads, seq_len, seq_len)``."""
         x = self.position(self.embed(ids))  # (batch, seq_len, d_model)
         out, attn_probs = self.attention(x, x, x, mask)  # (batch, seq_len, d_model)
-        scores = [
-            readout(out) for readout in self.readouts
-        ]  # each (batch, seq_len, vocab)
+        # One score per word of the vocabulary, per readout: (batch, seq_len, vocab) each.
+        scores = [readout(out) for readout in self.readouts]
         logits = torch.stack(scores, dim=2)  # (batch, seq_len, n_answers, vocab)
         return logits, attn_probs

@@ -1,0 +1,139 @@
+// The book's attention explorers on its web pages: plain HTML made by
+// mha.explorer.static (a form of controls, a figure with the first frame and
+// the list of every frame), switched here. Loaded deferred, on pages with an
+// explorer only (_ext/book_explorers.py).
+//
+// - A change of any control shows its frame: at once if the frame's two
+//   images (the layout's background and the maps) are in the browser already,
+//   else as soon as they are.
+// - The frames one change away from the one shown are fetched when the page
+//   is idle, so that the reader's next change, the first included, finds them.
+// - No change is lost: whatever the controls say when this script starts (a
+//   reader who tapped before it arrived, a form the browser restored) is
+//   what the figure shows.
+// Images are loaded as images (no fetch()), so this works from file:// too.
+(function () {
+  "use strict";
+
+  var later = window.requestIdleCallback || function (job) { return setTimeout(job, 50); };
+  var images = {};  // URL: a promise that the image is decoded (shared by the page)
+
+  function load(url) {
+    if (!images[url]) {
+      var image = new Image();
+      image.src = url;
+      images[url] = image.decode().catch(function () {});  // a failure shows as one
+    }
+    return images[url];
+  }
+
+  function Explorer(root) {
+    var data = JSON.parse(root.querySelector("script.mha-frames").textContent);
+    this.root = root;
+    this.frames = data.frames;
+    this.images = data.images;
+    this.controls = data.controls;
+    this.form = root.querySelector("form");
+    this.figure = root.querySelector("figure");
+    this.layers = [root.querySelector(".mha-background"), root.querySelector(".mha-maps")];
+    this.caption = root.querySelector("figcaption");
+    this.alt = root.getAttribute("data-alt") || "";
+    this.wanted = null;  // the key of the frame the controls ask for
+    // A control shown only while one radio button is chosen (the padding
+    // slider, with the padding mask) does not count while it is hidden.
+    this.shownBy = {};
+    var self = this;
+    this.form.querySelectorAll("[data-reveals]").forEach(function (input) {
+      self.shownBy[input.getAttribute("data-reveals")] = [input.name, input.value];
+    });
+    var update = function () { self.show(); };
+    this.form.addEventListener("input", update);
+    this.form.addEventListener("change", update);
+    this.form.addEventListener("submit", function (event) { event.preventDefault(); });
+    window.addEventListener("pageshow", update);
+    this.show();
+  }
+
+  // The controls' values, by name (positions among their options, as text).
+  Explorer.prototype.state = function () {
+    var form = this.form, state = {};
+    this.controls.forEach(function (name) { state[name] = String(form.elements[name].value); });
+    return state;
+  };
+
+  // The key of a state's frame (mha.explorer.choices.Choices.key).
+  Explorer.prototype.key = function (state) {
+    var shownBy = this.shownBy;
+    return this.controls.map(function (name) {
+      var by = shownBy[name];
+      return by && state[by[0]] !== by[1] ? "-" : state[name];
+    }).join(".");
+  };
+
+  Explorer.prototype.options = function (name) {
+    var control = this.form.elements[name];
+    if (control.type === "range") {
+      var values = [];
+      for (var i = Number(control.min); i <= Number(control.max); i += 1) {
+        values.push(String(i));
+      }
+      return values;
+    }
+    return Array.prototype.map.call(control.options || control, function (option) {
+      return option.value;
+    });
+  };
+
+  Explorer.prototype.readouts = function () {
+    this.form.querySelectorAll("input[type=range]").forEach(function (range) {
+      var text = JSON.parse(range.getAttribute("data-labels"))[range.value];
+      range.setAttribute("aria-valuetext", text);
+      range.parentNode.querySelector("output").textContent = text;
+    });
+  };
+
+  Explorer.prototype.show = function () {
+    this.readouts();
+    var state = this.state(), key = this.key(state), frame = this.frames[key];
+    if (!frame || key === this.wanted) {
+      return;
+    }
+    this.wanted = key;
+    var self = this, urls = [this.images[frame[0]], this.images[frame[1]]];
+    // A frame that takes longer than a tenth of a second says it is coming.
+    clearTimeout(this.slow);
+    this.slow = setTimeout(function () { self.figure.classList.add("mha-loading"); }, 100);
+    Promise.all(urls.map(load)).then(function () {
+      if (self.wanted !== key) {
+        return;  // the reader has moved on
+      }
+      clearTimeout(self.slow);
+      self.figure.classList.remove("mha-loading");
+      self.layers[0].src = urls[0];
+      self.layers[1].src = urls[1];
+      self.layers[0].alt = self.alt + frame[2];
+      self.caption.textContent = frame[2];
+      later(function () { self.fetchNeighbours(state); });
+    });
+  };
+
+  // Every frame one change away from ``state``.
+  Explorer.prototype.fetchNeighbours = function (state) {
+    var self = this;
+    this.controls.forEach(function (name) {
+      self.options(name).forEach(function (option) {
+        var next = Object.assign({}, state);
+        next[name] = option;
+        var frame = self.frames[self.key(next)];
+        if (frame) {
+          load(self.images[frame[0]]);
+          load(self.images[frame[1]]);
+        }
+      });
+    });
+  };
+
+  document.querySelectorAll(".mha-explorer").forEach(function (root) {
+    new Explorer(root);
+  });
+})();

@@ -1,0 +1,219 @@
+"""The live explorer: ipywidgets in a running notebook, where every change of
+a control recomputes the frame with the real layer, and a text box takes the
+reader's own sentence."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import html
+import warnings
+from dataclasses import replace
+
+import ipywidgets as widgets
+
+from mha.example import running_example
+from mha.explorer import frames
+from mha.explorer.choices import Choices, Control, note, summary
+from mha.explorer.model import Settings, sentence_tokens
+from mha.text import tokenize
+
+LABEL_WIDTH = "8em"  # room for the longest label, "Padding tokens:"
+
+
+def _widget(control: Control, settings: Settings) -> widgets.ValueWidget:
+    """An ipywidget for ``control``, showing ``settings``."""
+    style = {"description_width": LABEL_WIDTH}  # every control starts at one x
+    common = {"options": list(control.options), "description": control.label}
+    if control.kind == "buttons":
+        return widgets.ToggleButtons(
+            **common, index=control.index(settings), style=style
+        )
+    if control.kind == "menu":
+        return widgets.Dropdown(
+            **common, index=control.index(settings), style=style,
+            layout=widgets.Layout(width="max-content"),
+        )  # fmt: skip
+    return widgets.SelectionSlider(
+        **common, value=getattr(settings, control.name), style=style
+    )
+
+
+class LiveExplorer(widgets.VBox):
+    """The explorer in a running notebook.
+
+    The sentence drop-down always names the sentence shown: a typed sentence
+    joins it as a "your sentence" entry (the text box holds it while it is
+    shown), choosing a listed sentence empties the box, and emptying the box
+    goes back to the last listed sentence chosen. Text the explorer cannot
+    show gets a message and changes nothing.
+
+    Attributes:
+        mode: ``"live"``.
+        controls: the control widgets by setting name (``"n_heads"``, ``"mask"``, …).
+        text, message, view: the text box, the message line and the frame.
+        settings: the settings shown now.
+        fingerprints: a fingerprint of what the frame shown now shows.
+    """
+
+    mode = "live"
+
+    def __init__(self, choices: Choices):
+        self.settings = choices.initial()
+        self.controls = {
+            name: _widget(control, self.settings)
+            for name, control in choices.controls(always_sentence=True).items()
+        }
+        self.text = widgets.Text(
+            placeholder="type a sentence of your own and press Enter",
+            description="Or type:",
+            continuous_update=False,
+            style={"description_width": LABEL_WIDTH},
+            layout=widgets.Layout(width="36em", max_width="100%"),
+        )
+        self.message = widgets.HTML("")
+        frame = frames.draw(self.settings)
+        self.view = widgets.HTML(frame.html())
+        self.fingerprints = [frame.fingerprint]
+        super().__init__([*self.controls.values(), self.text, self.message, self.view])
+        self._listed = list(choices.sentences)
+        self._chosen = self.settings.sentence  # the last listed sentence chosen
+        self._quiet = False  # True while the explorer itself sets its controls
+        self._show_padding()
+        for name, control in self.controls.items():
+            control.observe(
+                lambda change, name=name: self._on_control(name, change), "value"
+            )
+        self.text.observe(self._on_text, "value")
+        # Enter on a box whose text has not changed sends no new value, only this
+        # event; ipywidgets marks on_submit as deprecated in favour of observing
+        # the value, which cannot see that case.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            self.text.on_submit(self._on_enter)
+
+    # -- what the notebook stores ---------------------------------------------------
+
+    def _repr_mimebundle_(self, **kwargs) -> dict:
+        # Besides the widget: the frame as plain HTML, which GitHub, nbviewer
+        # and JupyterLab (before the cell has run) show in its place.
+        bundle = super()._repr_mimebundle_(**kwargs)
+        bundle["text/html"] = (
+            f'{self.view.value}<p class="mha-message">'
+            f"{html.escape(note(list(self.controls)))}</p>"
+        )
+        bundle["text/plain"] = repr(self)  # whole: ipywidgets cuts it at 110 characters
+        return bundle
+
+    def __repr__(self) -> str:
+        return summary(list(self.controls), self.fingerprints)
+
+    # -- the reader's actions ---------------------------------------------------------
+
+    def _on_control(self, name: str, change) -> None:
+        if self._quiet:
+            return
+        if name == "sentence":
+            if change["new"] in self._listed:
+                self._chosen = change["new"]
+            with self._quietly():  # the box holds the typed sentence, if that is shown
+                self.text.value = "" if change["new"] in self._listed else change["new"]
+        self._show(replace(self.settings, **{name: change["new"]}))
+
+    def _on_text(self, change) -> None:
+        if self._quiet:
+            return
+        typed = change["new"].strip()
+        if not typed:  # the box was cleared: back to the sentence chosen above
+            self._select(self._chosen, None)
+            self._show(replace(self.settings, sentence=self._chosen))
+            return
+        try:
+            sentence_tokens(typed)
+        except ValueError as error:
+            self._say(f"{error}; the figure still shows the sentence above")
+            return
+        self._select(typed, typed)
+        self._show(replace(self.settings, sentence=typed))
+
+    def _on_enter(self, _widget) -> None:
+        def if_still_empty() -> None:
+            if not self.text.value.strip():
+                self._say(
+                    "the box is empty: type a sentence, then press Enter "
+                    "(the figure shows the sentence chosen above)"
+                )
+
+        # The browser sends this event just before the box's new text, if
+        # any: look at the box once that text has had time to arrive.
+        _soon(if_still_empty)
+
+    # -- showing --------------------------------------------------------------------
+
+    def _show(self, settings: Settings) -> None:
+        try:
+            frame = frames.draw(settings)
+        except ValueError as error:
+            self._say(str(error))
+            return
+        self._say(_notes(settings.sentence))
+        self.view.value = frame.html()
+        self.settings, self.fingerprints = settings, [frame.fingerprint]
+        self._show_padding()
+
+    def _show_padding(self) -> None:
+        """The padding slider shows with the padding mask only."""
+        if "n_pad" in self.controls:
+            shown = Choices.applies("n_pad", self.settings)
+            self.controls["n_pad"].layout.display = None if shown else "none"
+
+    def _select(self, value: str, typed: str | None) -> None:
+        """Show ``value`` in the sentence drop-down, with ``typed`` as an extra entry."""
+        options = [(s, s) for s in self._listed]
+        if typed is not None and typed not in self._listed:
+            options.append((f"your sentence: {typed}", typed))
+        with self._quietly():
+            self.controls["sentence"].options = options
+            self.controls["sentence"].value = value
+
+    def _say(self, text: str) -> None:
+        self.message.value = (
+            f'<p class="mha-message" role="status" style="margin:2px 0">'
+            f"{html.escape(text)}</p>"
+            if text
+            else ""
+        )
+
+    @contextlib.contextmanager
+    def _quietly(self):
+        """Set controls without reacting to it."""
+        self._quiet = True
+        try:
+            yield
+        finally:
+            self._quiet = False
+
+
+def _soon(callback, seconds: float = 0.2) -> None:
+    """Call ``callback`` after ``seconds`` on the kernel's event loop (at once
+    outside a kernel)."""
+    try:
+        asyncio.get_running_loop().call_later(seconds, callback)
+    except RuntimeError:  # no running event loop
+        callback()
+
+
+def _notes(sentence: str) -> str:
+    """What a reader should know about a sentence the figure shows: words the
+    vocabulary lacks (shown as <unk>), characters the figure's font cannot draw."""
+    vocab = running_example().vocab
+    notes = []
+    unknown = list(dict.fromkeys(t for t in tokenize(sentence) if t not in vocab))
+    if unknown:
+        notes.append(f"not in the vocabulary, shown as <unk>: {', '.join(unknown)}")
+    missing = frames.missing_glyphs(" ".join(tokenize(sentence)))
+    if missing:
+        notes.append(
+            f"the figure's font cannot draw {' '.join(missing)} (shown as boxes)"
+        )
+    return "; ".join(notes)

@@ -7,7 +7,10 @@
 //   images (the layout's background and the maps) are in the browser already,
 //   else as soon as they are.
 // - The frames one change away from the one shown are fetched when the page
-//   is idle, so that the reader's next change, the first included, finds them.
+//   is idle, so that the reader's next change, the first included, finds them;
+//   once the reader has changed something, the explorer's other frames follow
+//   (the nearest first, a few at a time, so that a frame needed now never
+//   waits behind them).
 // - No change is lost: whatever the controls say when this script starts (a
 //   reader who tapped before it arrived, a form the browser restored) is
 //   what the figure shows.
@@ -15,8 +18,14 @@
 (function () {
   "use strict";
 
-  var later = window.requestIdleCallback || function (job) { return setTimeout(job, 50); };
+  var later = function (job) {  // when the page is idle, or a tenth of a second at most
+    return window.requestIdleCallback ? requestIdleCallback(job, {timeout: 100})
+                                      : setTimeout(job, 50);
+  };
   var images = {};  // URL: a promise that the image is decoded (shared by the page)
+  var explorers = [];  // each with its queue: URLs to fetch in the background, most wanted first
+  var fetching = 0;  // background fetches under way, for all explorers of the page
+  var AT_ONCE = 2;  // at most, so that the browser keeps room for the frames needed next
 
   function load(url) {
     if (!images[url]) {
@@ -25,6 +34,25 @@
       images[url] = image.decode().catch(function () {});  // a failure shows as one
     }
     return images[url];
+  }
+
+  // Start background fetches, taking from each explorer's queue in turn.
+  function pump() {
+    var more = true;
+    while (fetching < AT_ONCE && more) {
+      more = false;
+      explorers.forEach(function (explorer) {
+        var queue = explorer.queue;
+        while (queue.length && images[queue[0]]) {
+          queue.shift();
+        }
+        if (fetching < AT_ONCE && queue.length) {
+          fetching += 1;
+          more = true;
+          load(queue.shift()).then(function () { fetching -= 1; pump(); });
+        }
+      });
+    }
   }
 
   function Explorer(root) {
@@ -39,6 +67,9 @@
     this.caption = root.querySelector("figcaption");
     this.alt = root.getAttribute("data-alt") || "";
     this.wanted = null;  // the key of the frame the controls ask for
+    this.touched = false;  // whether the reader has changed a control yet
+    this.queue = [];  // what to fetch in the background (see pump)
+    explorers.push(this);
     // A control shown only while one radio button is chosen (the padding
     // slider, with the padding mask) does not count while it is hidden.
     this.shownBy = {};
@@ -47,8 +78,9 @@
       self.shownBy[input.getAttribute("data-reveals")] = [input.name, input.value];
     });
     var update = function () { self.show(); };
-    this.form.addEventListener("input", update);
-    this.form.addEventListener("change", update);
+    var touch = function () { self.touched = true; self.show(); };
+    this.form.addEventListener("input", touch);
+    this.form.addEventListener("change", touch);
     this.form.addEventListener("submit", function (event) { event.preventDefault(); });
     window.addEventListener("pageshow", update);
     this.show();
@@ -113,24 +145,42 @@
       self.layers[1].src = urls[1];
       self.layers[0].alt = self.alt + frame[2];
       self.caption.textContent = frame[2];
-      later(function () { self.fetchNeighbours(state); });
+      later(function () { self.fetchAround(key); });
     });
   };
 
-  // Every frame one change away from ``state``.
-  Explorer.prototype.fetchNeighbours = function (state) {
-    var self = this;
+  // Fetch the frames one change away from the frame ``key`` and, once the
+  // reader has changed a control, every other frame, the nearest first.
+  Explorer.prototype.fetchAround = function (key) {
+    if (this.wanted !== key) {
+      return;  // the reader has moved on
+    }
+    var state = this.state(), here = key.split("."), self = this, next = {};
     this.controls.forEach(function (name) {
       self.options(name).forEach(function (option) {
-        var next = Object.assign({}, state);
-        next[name] = option;
-        var frame = self.frames[self.key(next)];
-        if (frame) {
-          load(self.images[frame[0]]);
-          load(self.images[frame[1]]);
-        }
+        var changed = Object.assign({}, state);
+        changed[name] = option;
+        next[self.key(changed)] = true;
       });
     });
+    var distance = function (other) {  // 0 for one change away, else the places that differ
+      return next[other] ? 0 : other.split(".").filter(function (value, i) {
+        return value !== here[i];
+      }).length;
+    };
+    var keys = Object.keys(this.frames).filter(function (other) {
+      return other !== key && (next[other] || self.touched);
+    }).sort(function (a, b) { return distance(a) - distance(b); });
+    this.queue = [];
+    keys.forEach(function (other) {
+      var frame = self.frames[other], urls = [self.images[frame[0]], self.images[frame[1]]];
+      if (next[other]) {
+        urls.forEach(load);  // the reader's next change: at once
+      } else {
+        self.queue.push(urls[0], urls[1]);  // the rest: a few at a time
+      }
+    });
+    pump();
   };
 
   document.querySelectorAll(".mha-explorer").forEach(function (root) {

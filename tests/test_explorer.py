@@ -145,6 +145,7 @@ def test_the_page_lists_every_frame_with_its_two_images(static, page):
         frame = static.frames[key]
         assert frame_caption == frame.caption
         under, over = image(data["images"][background]), image(data["images"][maps])
+        assert frame.layers()[0].size == under.size
         assert under.size == over.size == frames.SIZE
         assert over.mode == "RGBA" and under.mode == "RGB"
         both = Image.alpha_composite(under.convert("RGBA"), over)
@@ -273,7 +274,7 @@ def test_live_explorer_follows_each_control(live):
         live.controls[name].value = value
         settings = replace(settings, **{name: value})
         assert live.settings == settings
-        assert live.view.value == frames.draw(settings).html()
+        assert live.view.value == frames.draw(settings).html("fast")
         assert live.fingerprints == [frames.draw(settings).fingerprint]
     assert live.controls["n_pad"].layout.display is None  # shown with the padding mask
 
@@ -318,6 +319,38 @@ def test_live_text_box_escapes_markup_and_names_unknown_words(live):
     )
 
 
+def test_live_explorer_draws_the_next_frames_while_the_reader_looks(monkeypatch):
+    """In a kernel (an event loop), once a frame has been shown for a moment, the
+    frames one change away are drawn; a change meanwhile starts again from it."""
+    import asyncio
+
+    from mha.explorer import live as live_module
+
+    monkeypatch.setattr(live_module, "WARM_AFTER", 0.05)
+
+    async def session():
+        explorer = mha.attention_explorer(head_counts=(2, 4), mode="live")
+        explorer.controls["mask"].value = "causal"
+        await asyncio.sleep(1.0)
+        return explorer
+
+    explorer = asyncio.run(session())
+    shown = explorer.settings
+    expected = {
+        replace(shown, **{name: value})
+        for name, values in [
+            ("weights", ("trained",)),
+            ("sentence", mha.SENTENCES[1:]),
+            ("mask", ("none", "padding")),
+            ("n_heads", (2,)),
+        ]
+        for value in values
+    }
+    assert expected <= set(explorer._drawn)
+    page, fingerprint = explorer._drawn[replace(shown, n_heads=2)]
+    assert page == frames.draw(replace(shown, n_heads=2)).html("fast")
+
+
 def test_live_notebook_forms_hold_the_frame_and_its_fingerprint(live):
     bundle = live._repr_mimebundle_()
     assert bundle["text/plain"] == repr(live)
@@ -355,10 +388,10 @@ def test_the_fast_redraw_looks_like_a_fresh_figure():
 
 
 def test_the_maps_layer_holds_the_maps_only():
-    frame = frames.draw(Settings(mha.SENTENCES[0], 4, "none"))
-    alpha = numpy.asarray(frame.maps)[..., 3]
+    background, maps = frames.draw(Settings(mha.SENTENCES[0], 4, "none")).layers()
+    alpha = numpy.asarray(maps)[..., 3]
     assert 0.05 < (alpha > 0).mean() < 0.5  # the maps, not the labels or the colour bar
-    bare = numpy.asarray(frame.background.convert("L"), dtype=float)
+    bare = numpy.asarray(background.convert("L"), dtype=float)
     # Under the maps the background is blank, but for the maps' frames (both draw them).
     assert (bare[alpha == 255] > 250).mean() > 0.9
 
@@ -371,6 +404,7 @@ def one_frame_explorer():
 
 def test_the_fingerprint_follows_the_frames_data_not_their_pixels(monkeypatch):
     base = one_frame_explorer()
+    base_page = base.page()
 
     def shifted(delta):
         def maps(settings):
@@ -396,7 +430,7 @@ def test_the_fingerprint_follows_the_frames_data_not_their_pixels(monkeypatch):
 
     monkeypatch.setattr(frames.Canvas, "maps", one_pixel_changed)
     repainted = one_frame_explorer()
-    assert repainted.page() != base.page()
+    assert repainted.page() != base_page
     assert repr(repainted) == repr(base)
 
 

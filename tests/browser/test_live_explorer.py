@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from conftest import fullest_explorer_page
 from lab_driver import LiveExplorer, jupyterlab, open_notebook, run_all
 
 import mha
@@ -17,7 +18,8 @@ from mha.explorer.model import Settings, attention_maps, caption
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
-PLAYGROUND = ROOT / "book" / "09_playground.ipynb"
+# The chapter whose explorer has every kind of control.
+PLAYGROUND = ROOT / fullest_explorer_page().replace(".html", ".ipynb")
 
 
 def expected_caption(settings: Settings) -> str:

@@ -43,8 +43,9 @@ class Canvas:
 
     The figure is drawn once without its maps and token labels (``bare``) and
     once with nothing at all (``clear``, transparent). A background is the
-    bare figure with one set of token labels drawn in; a maps layer is the
-    clear one with the heatmaps and their frames drawn in.
+    bare figure with one set of token labels drawn in (kept for the sets used
+    last); the maps are drawn onto the clear figure (a layer) or onto a
+    background (the whole picture).
     """
 
     def __init__(self, n_heads: int, length: int, label_room: int):
@@ -66,61 +67,78 @@ class Canvas:
         self.clear = self.canvas.copy_from_bbox(self.figure.bbox)
         for image in self.figure.maps:
             image.set_visible(True)
-        self.backgrounds: dict[tuple[str, ...], Image.Image] = {}
+        self.labelled: dict[tuple[str, ...], object] = {}  # tokens: a background
 
     def _image(self, mode: str) -> Image.Image:
         return Image.fromarray(numpy.asarray(self.canvas.buffer_rgba())).convert(mode)
 
-    def background(self, tokens: tuple[str, ...]) -> Image.Image:
-        """The figure without its maps, labelled with ``tokens`` (RGB)."""
-        if tokens not in self.backgrounds:
+    def _background(self, tokens: tuple[str, ...]):
+        """The figure without its maps, labelled with ``tokens`` (a saved region)."""
+        if tokens not in self.labelled:
             self.canvas.restore_region(self.bare)
             with warnings.catch_warnings():
                 # Characters the font cannot draw come out as boxes; the live
                 # explorer says so in its message line instead.
                 warnings.filterwarnings("ignore", "Glyph .* missing from font")
-                self.figure.label(tokens, tokens)
-                for image in self.figure.maps:
-                    image.axes.draw_artist(image.axes.xaxis)
-                    image.axes.draw_artist(image.axes.yaxis)
-            if len(self.backgrounds) >= KEPT_BACKGROUNDS:  # typed sentences add up
-                del self.backgrounds[next(iter(self.backgrounds))]
-            self.backgrounds[tokens] = self._image("RGB")
-        return self.backgrounds[tokens]
+                for axis in self.figure.label(tokens, tokens):
+                    axis.axes.draw_artist(axis)
+            if len(self.labelled) >= KEPT_BACKGROUNDS:  # typed sentences add up
+                del self.labelled[next(iter(self.labelled))]
+            self.labelled[tokens] = self.canvas.copy_from_bbox(self.figure.bbox)
+        return self.labelled[tokens]
 
-    def maps(self, attention: torch.Tensor) -> Image.Image:
-        """The heatmaps of ``attention (n_heads, L, L)`` and their frames, on a
-        transparent ground (RGBA)."""
-        self.canvas.restore_region(self.clear)
+    def _maps_onto(self, ground, attention: torch.Tensor) -> None:
+        self.canvas.restore_region(ground)
         for image, matrix in zip(self.figure.maps, attention, strict=True):
             image.set_data(matrix.numpy())
             image.axes.draw_artist(image)
             for spine in image.axes.spines.values():
                 image.axes.draw_artist(spine)
+
+    def background(self, tokens: tuple[str, ...]) -> Image.Image:
+        """The figure without its maps, labelled with ``tokens`` (RGB)."""
+        self.canvas.restore_region(self._background(tokens))
+        return self._image("RGB")
+
+    def maps(self, attention: torch.Tensor) -> Image.Image:
+        """The heatmaps of ``attention (n_heads, L, L)`` and their frames, on a
+        transparent ground (RGBA)."""
+        self._maps_onto(self.clear, attention)
         return self._image("RGBA")
 
+    def picture(self, tokens: tuple[str, ...], attention: torch.Tensor) -> Image.Image:
+        """The whole picture: the maps on the background (RGB)."""
+        self._maps_onto(self._background(tokens), attention)
+        return self._image("RGB")
 
-@functools.lru_cache(maxsize=16)
-def _canvas(n_heads: int, length: int, label_room: int) -> Canvas:
-    return Canvas(n_heads, length, label_room)
+
+KEPT_CANVASES = 16
+_canvases: dict[tuple[int, int, int], Canvas] = {}  # the figures used last
+
+
+def _canvas(layout: tuple[int, int, int]) -> Canvas:
+    """The kept figure of ``layout`` (heads, length, label width), made if need be."""
+    if layout not in _canvases:
+        if len(_canvases) >= KEPT_CANVASES:
+            del _canvases[next(iter(_canvases))]
+        _canvases[layout] = Canvas(*layout)
+    _canvases[layout] = _canvases.pop(layout)  # the one used last goes last
+    return _canvases[layout]
 
 
 @dataclass(frozen=True, eq=False)
 class Frame:
-    """What the explorer shows for one state of its controls.
+    """What the explorer shows for one state of its controls (drawn on demand).
 
     Attributes:
         settings: the state.
         tokens: the tokens shown (with ``<pad>``).
         attention: the maps, ``(n_heads, L, L)``.
-        background, maps: the two layers of the picture (RGB and RGBA images).
     """
 
     settings: Settings
     tokens: tuple[str, ...]
     attention: torch.Tensor
-    background: Image.Image
-    maps: Image.Image
 
     @property
     def caption(self) -> str:
@@ -138,16 +156,35 @@ class Frame:
         maps = " ".join(f"{value:.2f}" for value in self.attention.flatten().tolist())
         return digest(f"{self.caption}\n{' '.join(self.tokens)}\n{maps}")
 
+    @property
+    def layout(self) -> tuple[int, int, int]:
+        """What the frame's figure depends on: heads, tokens, widest label."""
+        return self.settings.n_heads, len(self.tokens), max(len(t) for t in self.tokens)
+
+    @property
+    def quick(self) -> bool:
+        """Whether the figure of its layout is kept, so that drawing the frame
+        takes milliseconds (making a figure takes a tenth of a second or more)."""
+        return self.layout in _canvases
+
+    def _canvas(self) -> Canvas:
+        return _canvas(self.layout)
+
+    def layers(self) -> tuple[Image.Image, Image.Image]:
+        """The two layers of the picture: the background (RGB) and the maps (RGBA)."""
+        canvas = self._canvas()
+        return canvas.background(self.tokens), canvas.maps(self.attention)
+
     def picture(self) -> Image.Image:
         """The two layers as one picture (RGB)."""
-        both = Image.alpha_composite(self.background.convert("RGBA"), self.maps)
-        return both.convert("RGB")
+        return self._canvas().picture(self.tokens, self.attention)
 
-    def html(self) -> str:
-        """The picture, with alt text and a caption stating the settings."""
+    def html(self, format: str = "png") -> str:
+        """The picture (see :func:`data_url` for ``format``), with alt text and a
+        caption stating the settings."""
         return (
             f'<figure class="mha-frame" style="margin:0">'
-            f'<img src="{data_url(self.picture(), "png")}" width="{SIZE[0]}" '
+            f'<img src="{data_url(self.picture(), format)}" width="{SIZE[0]}" '
             f'height="{SIZE[1]}" alt="{html.escape(self.alt)}" '
             f'style="max-width:100%;height:auto">'
             f"<figcaption>{html.escape(self.caption)}</figcaption></figure>"
@@ -157,19 +194,21 @@ class Frame:
 def draw(settings: Settings) -> Frame:
     """The frame of ``settings``, drawn by :func:`~mha.plotting.core.display_attention`."""
     tokens, attention = attention_maps(settings)
-    tokens = tuple(tokens)
-    canvas = _canvas(settings.n_heads, len(tokens), max(len(t) for t in tokens))
-    return Frame(
-        settings, tokens, attention, canvas.background(tokens), canvas.maps(attention)
-    )
+    return Frame(settings, tuple(tokens), attention)
 
 
 def data_url(image: Image.Image, format: str) -> str:
-    """``image`` as a ``data:`` URL: a PNG (quick to make, for Jupyter) or a
-    lossless WebP (about two thirds of the bytes, for the web page). A picture
-    without transparency is cut down to 160 colours first (the colour bar
-    stays smooth; the file is half the size)."""
-    if image.mode == "RGB":
+    """``image`` as a ``data:`` URL, in one of three forms:
+
+    - ``"png"``: cut down to 160 colours first (the colour bar stays smooth;
+      half the bytes), for a notebook's stored picture;
+    - ``"webp"``: the same colours, lossless WebP (a third fewer bytes again,
+      slower to make), for the web page; an image with transparency keeps
+      all its colours;
+    - ``"fast"``: lossless WebP of every colour, the quickest to make (a few
+      milliseconds, twice the bytes), for the live explorer.
+    """
+    if image.mode == "RGB" and format != "fast":
         image = image.quantize(
             colors=160, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE
         )
@@ -178,8 +217,12 @@ def data_url(image: Image.Image, format: str) -> str:
     if format == "png":
         image.save(buffer, format="PNG")
     else:
-        image.save(buffer, format="WEBP", lossless=True, method=2, quality=100)
-    return f"data:image/{format};base64,{base64.b64encode(buffer.getvalue()).decode()}"
+        effort = {"webp": (2, 100), "fast": (0, 0)}[format]
+        image.save(
+            buffer, format="WEBP", lossless=True, method=effort[0], quality=effort[1]
+        )
+    kind = "png" if format == "png" else "webp"
+    return f"data:image/{kind};base64,{base64.b64encode(buffer.getvalue()).decode()}"
 
 
 @functools.cache

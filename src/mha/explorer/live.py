@@ -19,6 +19,8 @@ from mha.explorer.model import Settings, sentence_tokens
 from mha.text import tokenize
 
 LABEL_WIDTH = "8em"  # room for the longest label, "Padding tokens:"
+KEPT_FRAMES = 128  # frames kept drawn: going back to a setting shows it at once
+WARM_AFTER = 0.5  # seconds without a change before the next frames are drawn
 
 
 def _widget(control: Control, settings: Settings) -> widgets.ValueWidget:
@@ -72,14 +74,18 @@ class LiveExplorer(widgets.VBox):
             layout=widgets.Layout(width="36em", max_width="100%"),
         )
         self.message = widgets.HTML("")
-        frame = frames.draw(self.settings)
-        self.view = widgets.HTML(frame.html())
-        self.fingerprints = [frame.fingerprint]
+        self._drawn: dict[Settings, tuple[str, str]] = {}  # settings: html, fingerprint
+        self._shows = 0  # how many frames have been shown (a newer one stops warming)
+        page, fingerprint = self._frame(self.settings)
+        self.view = widgets.HTML(page)
+        self.fingerprints = [fingerprint]
         super().__init__([*self.controls.values(), self.text, self.message, self.view])
+        self._choices = choices
         self._listed = list(choices.sentences)
         self._chosen = self.settings.sentence  # the last listed sentence chosen
         self._quiet = False  # True while the explorer itself sets its controls
         self._show_padding()
+        self._warm_soon()
         for name, control in self.controls.items():
             control.observe(
                 lambda change, name=name: self._on_control(name, change), "value"
@@ -152,14 +158,66 @@ class LiveExplorer(widgets.VBox):
 
     def _show(self, settings: Settings) -> None:
         try:
-            frame = frames.draw(settings)
+            page, fingerprint = self._frame(settings)
         except ValueError as error:
             self._say(str(error))
             return
         self._say(_notes(settings.sentence))
-        self.view.value = frame.html()
-        self.settings, self.fingerprints = settings, [frame.fingerprint]
+        self.view.value = page
+        self.settings, self.fingerprints = settings, [fingerprint]
         self._show_padding()
+        self._warm_soon()
+
+    def _frame(self, settings: Settings) -> tuple[str, str]:
+        """The frame of ``settings`` as HTML, and its fingerprint (drawn once)."""
+        if settings not in self._drawn:
+            self._keep(frames.draw(settings))
+        return self._drawn[settings]
+
+    def _keep(self, frame: frames.Frame) -> None:
+        if len(self._drawn) >= KEPT_FRAMES:
+            del self._drawn[next(iter(self._drawn))]
+        self._drawn[frame.settings] = frame.html("fast"), frame.fingerprint
+
+    def _warm_soon(self) -> None:
+        """Once the reader has looked at a frame for a moment, draw the frames
+        one change away, one at a time (the next change then shows at once);
+        a change meanwhile stops it."""
+        self._shows += 1
+        shows = self._shows
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # not in a kernel: nobody to look at the frames
+            return
+
+        waiting = None
+
+        def step() -> None:
+            nonlocal waiting
+            if shows != self._shows:
+                return
+            if waiting is None:
+                waiting = [frames.draw(s) for s in self._next_settings()]
+            waiting = [frame for frame in waiting if frame.settings not in self._drawn]
+            if waiting:
+                # The quick ones first: a figure to make takes longer, and a
+                # change arriving meanwhile would wait for it.
+                self._keep(min(waiting, key=lambda frame: not frame.quick))
+                _soon(step, 0.01)
+
+        _soon(step, WARM_AFTER)
+
+    def _next_settings(self) -> list[Settings]:
+        """Every setting one change of a control away from the one shown."""
+        options = {name: c.options for name, c in self._choices.controls().items()}
+        options["sentence"] = self._listed
+        return [
+            replace(self.settings, **{name: option})
+            for name, values in options.items()
+            if Choices.applies(name, self.settings)
+            for option in values
+            if option != getattr(self.settings, name)
+        ]
 
     def _show_padding(self) -> None:
         """The padding slider shows with the padding mask only."""

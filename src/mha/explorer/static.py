@@ -45,16 +45,7 @@ class StaticExplorer:
         self.choices = choices
         self.controls = choices.controls()
         self.settings = choices.initial()
-        # Drawn layout by layout, so each kept figure serves every frame it can.
-        every = sorted(
-            choices.every_settings(),
-            key=lambda s: (s.n_heads, s.sentence, s.mask == "padding", s.n_pad),
-        )
-        drawn = {choices.key(settings): frames.draw(settings) for settings in every}
-        self.frames = {
-            choices.key(settings): drawn[choices.key(settings)]
-            for settings in choices.every_settings()
-        }
+        self.frames = {choices.key(s): frames.draw(s) for s in choices.every_settings()}
         self.fingerprints = [frame.fingerprint for frame in self.frames.values()]
 
     def __repr__(self) -> str:
@@ -79,14 +70,18 @@ class StaticExplorer:
         def place(url: str) -> int:
             return images.setdefault(url, len(images))
 
-        listed = {
-            key: [
-                place(frames.data_url(frame.background, "webp")),
-                place(frames.data_url(frame.maps, "webp")),
+        listed = {}
+        # Drawn layout by layout, so each kept figure serves every frame it can.
+        for key, frame in sorted(
+            self.frames.items(), key=lambda item: _layout(item[1])
+        ):
+            background, maps = frame.layers()
+            listed[key] = [
+                place(frames.data_url(background, "webp")),
+                place(frames.data_url(maps, "webp")),
                 frame.caption,
             ]
-            for key, frame in self.frames.items()
-        }
+        listed = {key: listed[key] for key in self.frames}  # in the order of the states
         urls = list(images)
         first_key = self.choices.key(self.settings)
         background, maps, text = listed[first_key]
@@ -117,6 +112,10 @@ class StaticExplorer:
             f'<script type="application/json" class="mha-frames">{_json(data)}</script>'
             "</div>"
         )
+
+
+def _layout(frame: frames.Frame) -> tuple:
+    return (frame.settings.n_heads, frame.tokens)
 
 
 def _json(data) -> str:

@@ -92,17 +92,20 @@ class AttentionFigure(BookFigure):
     maps: list
     n_cols: int
 
-    def label(self, query_tokens: Sequence[str], key_tokens: Sequence[str]) -> None:
+    def label(self, query_tokens: Sequence[str], key_tokens: Sequence[str]) -> list:
         """Token labels on the panels: the panels share their tokens, so queries
         label the left column and keys the bottom row only (fewer tick labels
-        also make the figure much faster to draw)."""
+        also make the figure much faster to draw). Returns the axes (x or y,
+        ``matplotlib.axis.Axis``) that carry labels."""
         n_rows = len(self.maps) // self.n_cols
+        labelled = []
         for head, image in enumerate(self.maps):
             row, col = divmod(head, self.n_cols)
             left, bottom = col == 0, row == n_rows - 1
-            label_axes(
-                image.axes, query_tokens if left else [], key_tokens if bottom else []
-            )
+            axes = image.axes
+            label_axes(axes, query_tokens if left else [], key_tokens if bottom else [])
+            labelled += [axes.yaxis] * left + [axes.xaxis] * bottom
+        return labelled
 
 
 def to_png(fig: Figure, dpi: float | None = None, colours: int | None = None) -> bytes:

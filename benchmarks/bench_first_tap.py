@@ -213,8 +213,11 @@ def measure(site: Path, pages: list[str], phone: bool) -> dict[str, dict]:
     return results
 
 
-def table(results: dict[str, dict]) -> tuple[str, bool]:
-    """A markdown table, and whether every target is met."""
+def table(results: dict[str, dict], phone: bool = True) -> tuple[str, bool]:
+    """A markdown table, and whether every target is met: on a phone, first
+    taps within 200 ms, later ones within 100 ms, at most 300 KB before the
+    first tap and 1 MB in all once every frame is shown; on a desktop, every
+    tap within 50 ms."""
     rows = [
         "| page | first tap, each control (median of runs) | slowest first tap "
         "| later taps: median, slowest | before the first tap | every frame shown "
@@ -234,20 +237,36 @@ def table(results: dict[str, dict]) -> tuple[str, bool]:
             f"{max(later):.0f} ms | {max(r['before']) / 1024:.0f} KB "
             f"| {added / 1024:.0f} KB; {total / 1024:.0f} KB ({r['frames']} frames) |"
         )
-        ok &= max(r["before"]) <= 300 * 1024
-        results[page]["slowest first"], results[page]["slowest later"] = (
-            slowest,
-            max(later),
-        )
+        if phone:
+            ok &= slowest <= 200 and max(later) <= 100
+            ok &= max(r["before"]) <= 300 * 1024 and total <= 1024 * 1024
+        else:
+            ok &= max(slowest, max(later)) <= 50
     return "\n".join(rows), ok
+
+
+# The same pages before (the site as it was: ipywidgets' HTML manager and the
+# page's widget state loaded on the reader's first touch, with a still preview
+# until then), measured with the same emulation on this machine: the reader's
+# first tap started the loading and changed nothing; a second tap, once the
+# widgets were live, took 0.11-0.13 s.
+BEFORE = """Before (the widget manager and the widget state loaded on the first touch;
+the first tap itself was lost):
+
+| page | first tap → live, phone | desktop | before the tap | fetched for the tap |
+|---|---:|---:|---:|---:|
+| book/05_scores.html | 8.8 s | 0.6 s | 219 KB | 1,173 KB |
+| book/08_masks.html | 8.0 s | 1.0 s | 241 KB | 1,199 KB |
+| book/09_playground.html | 12.8 s | 0.9 s | 212 KB | 2,109 KB |"""
 
 
 def main(args: list[str]) -> None:
     site = Path(os.environ.get("BOOK_SITE", ROOT / "_build" / "html"))
     phone = "--desktop" not in args
     pages = [a for a in args if not a.startswith("--")] or explorer_pages()
-    text, _ = table(measure(site, pages, phone))
+    text, ok = table(measure(site, pages, phone), phone)
     print(text)
+    print("every target met:", ok)
 
 
 if __name__ == "__main__":

@@ -55,7 +55,11 @@ class Shown:
 
 def settings(root) -> Settings:
     """The settings the explorer's form shows."""
-    state = root.evaluate(STATE_JS)
+    return settings_of(root.evaluate(STATE_JS))
+
+
+def settings_of(state: dict) -> Settings:
+    """Settings from the form's state (STATE_JS)."""
     return Settings(
         sentence=state["sentence"],
         n_heads=int(state["n_heads"]),

@@ -5,9 +5,9 @@ that keeps its white ground; a choice shows the panel of its option."""
 from __future__ import annotations
 
 import pytest
-from conftest import PAGES, explorer_pages, fullest_explorer_page
+from conftest import PAGES, fullest_explorer_page
 from explorers import EXPLORER, options, pick
-from test_pages import DESKTOP, PHONE, settle
+from test_pages import DESKTOP, PHONE, resize, settle
 
 pytestmark = pytest.mark.browser
 
@@ -67,17 +67,19 @@ def assert_lined_up(widget: dict, width: int) -> None:
             assert button["right"] <= widget["right"] + 1, (width, row["label"], button)
 
 
-@pytest.mark.parametrize("width", [PHONE, DESKTOP])
-def test_controls_line_up_in_one_column(open_page, width):
-    """On a phone and on a laptop, in every explorer and choice: every label
-    sits in one column, every control starts at the same x, buttons wrap
-    inside the control column and nothing spills past the right edge."""
-    for path in [*explorer_pages(), PAGES["choice"]]:
-        page, _ = open_page(path, width=width)
+def test_controls_line_up_in_one_column(open_page):
+    """On a phone and on a laptop, in the explorer with every kind of control
+    and in a choice: every label sits in one column, every control starts at
+    the same x, buttons wrap inside the control column and nothing spills past
+    the right edge."""
+    for path in (fullest_explorer_page(), PAGES["choice"]):
+        page, _ = open_page(path, width=PHONE)
         settle(page)
-        for root in page.locator(f"{EXPLORER}, .mha-choice").all():
-            if root.locator("[data-reveals]").count():
-                pick(root, "mask", options(root, "mask").index("padding"))
+        root = page.locator(f"{EXPLORER}, .mha-choice").first
+        if root.locator("[data-reveals]").count():
+            pick(root, "mask", options(root, "mask").index("padding"))
+        for width in (PHONE, DESKTOP):
+            resize(page, width)
             assert_lined_up(root.evaluate(ROWS_JS), width)
 
 

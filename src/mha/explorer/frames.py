@@ -158,7 +158,7 @@ class Frame:
 
     @property
     def layout(self) -> tuple[int, int, int]:
-        """What the frame's figure depends on: heads, tokens, widest label."""
+        """Heads, length and widest label, the three things the frame's figure depends on."""
         return self.settings.n_heads, len(self.tokens), max(len(t) for t in self.tokens)
 
     @property

@@ -16,13 +16,9 @@ from mha.plotting.embeddings import (
 )
 from mha.plotting.fingerprint import fingerprint
 from mha.plotting.masks import mask_figure, mask_panels
+from mha.plotting.merging import head_contributions_figure, merge_heads_figure
 from mha.plotting.pytorch import weights_panels
-from mha.plotting.scores import (
-    head_contributions_figure,
-    merge_heads_figure,
-    softmax_saturation_figure,
-    weighted_values_figure,
-)
+from mha.plotting.scores import softmax_saturation_figure, weighted_values_figure
 from mha.plotting.tokens import token_grid
 from mha.plotting.training import key_plane_figure, training_curve
 

@@ -27,13 +27,36 @@
   var fetching = 0;  // background fetches under way, for all explorers of the page
   var AT_ONCE = 2;  // at most, so that the browser keeps room for the frames needed next
 
+  var decoded = {};  // URL: the image element that fetched and decoded it
+
   function load(url) {
     if (!images[url]) {
       var image = new Image();
       image.src = url;
+      decoded[url] = image;
       images[url] = image.decode().catch(function () {});  // a failure shows as one
     }
     return images[url];
+  }
+
+  // Show ``url`` in place of the image element ``shown``: the element that
+  // decoded it takes its place (it paints at once; a new ``src`` on the old
+  // element may be decoded again first). Returns the element now shown.
+  function put(shown, url) {
+    var image = decoded[url];
+    if (shown.getAttribute("src") === url) {
+      return shown;
+    }
+    if (!image || image.isConnected) {
+      shown.src = url;
+      return shown;
+    }
+    image.className = shown.className;
+    image.width = shown.width;
+    image.height = shown.height;
+    image.alt = shown.alt;
+    shown.replaceWith(image);
+    return image;
   }
 
   // Start background fetches, taking from each explorer's queue in turn.
@@ -141,8 +164,7 @@
       }
       clearTimeout(self.slow);
       self.figure.classList.remove("mha-loading");
-      self.layers[0].src = urls[0];
-      self.layers[1].src = urls[1];
+      self.layers = [put(self.layers[0], urls[0]), put(self.layers[1], urls[1])];
       self.layers[0].alt = self.alt + frame[2];
       self.caption.textContent = frame[2];
       later(function () { self.fetchAround(key); });

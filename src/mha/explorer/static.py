@@ -73,7 +73,7 @@ class StaticExplorer:
         listed = {}
         # Drawn layout by layout, so each kept figure serves every frame it can.
         for key, frame in sorted(
-            self.frames.items(), key=lambda item: _layout(item[1])
+            self.frames.items(), key=lambda item: (item[1].layout, item[1].tokens)
         ):
             background, maps = frame.layers()
             listed[key] = [
@@ -112,10 +112,6 @@ class StaticExplorer:
             f'<script type="application/json" class="mha-frames">{_json(data)}</script>'
             "</div>"
         )
-
-
-def _layout(frame: frames.Frame) -> tuple:
-    return (frame.settings.n_heads, frame.tokens)
 
 
 def _json(data) -> str:

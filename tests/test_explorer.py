@@ -261,6 +261,12 @@ def live():
     return mha.attention_explorer(mode="live")
 
 
+def enter(live, text: str) -> None:
+    """Type ``text`` into the box and press Enter, as the browser sends them."""
+    live.text.value = text
+    live.text._handle_string_msg(live.text, {"event": "submit"}, [])
+
+
 def test_live_explorer_follows_each_control(live):
     settings = live.settings
     assert live.controls["n_pad"].layout.display == "none"
@@ -287,9 +293,9 @@ def test_live_explorer_follows_each_control(live):
     ],
 )
 def test_live_text_box_refuses_a_bad_sentence_and_keeps_working(live, typed, message):
-    live.text.value = "what is next"
+    enter(live, "what is next")
     before = live.view.value
-    live.text.value = typed
+    enter(live, typed)
     assert message in live.message.value
     assert live.view.value == before  # the last good picture stays
     live.controls["n_heads"].value = 2
@@ -298,17 +304,22 @@ def test_live_text_box_refuses_a_bad_sentence_and_keeps_working(live, typed, mes
 
 def test_live_sentence_menu_names_the_sentence_shown(live):
     live.text.value = "the cat sat"
+    assert live.settings.sentence == mha.SENTENCES[0]  # shown on Enter only
+    enter(live, "the cat sat")
     menu = live.controls["sentence"]
     assert menu.value == "the cat sat" and menu.label == "your sentence: the cat sat"
     menu.value = mha.SENTENCES[1]
     assert live.text.value == "" and live.settings.sentence == mha.SENTENCES[1]
-    live.text.value = ""  # cleared: back to the sentence chosen above
+    menu.value = "the cat sat"  # the typed one stays listed
+    assert live.text.value == "the cat sat"
+    enter(live, "")  # cleared: back to the sentence chosen above
     assert live.settings.sentence == mha.SENTENCES[1]
+    assert "the box is empty" in live.message.value
 
 
 def test_live_text_box_escapes_markup_and_names_unknown_words(live):
     typed = "<script>alert('x')</script> <b>hello</b> what"
-    live.text.value = typed
+    enter(live, typed)
     assert live.settings.sentence == typed
     for html in (live.message.value, live.view.value):
         assert "<script>" not in html and "<b>" not in html
@@ -349,6 +360,31 @@ def test_live_explorer_draws_the_next_frames_while_the_reader_looks(monkeypatch)
     assert expected <= set(explorer._drawn)
     page, fingerprint = explorer._drawn[replace(shown, n_heads=2)]
     assert page == frames.draw(replace(shown, n_heads=2)).html("fast")
+
+
+def test_live_explorer_draws_a_typed_sentence_when_the_reader_pauses(monkeypatch):
+    """While the reader types, the frame of the text so far is drawn once they
+    pause, not shown: Enter shows it."""
+    import asyncio
+
+    from mha.explorer import live as live_module
+
+    monkeypatch.setattr(live_module, "WARM_AFTER", 60)  # no other drawing ahead
+
+    async def session():
+        explorer = mha.attention_explorer(mode="live")
+        for text in ("the", "the cat", "the cat sat"):
+            explorer.text.value = text
+            await asyncio.sleep(0.01)  # quicker than the pause: nothing drawn
+        await asyncio.sleep(live_module.TYPING_PAUSE + 0.2)
+        return explorer
+
+    explorer = asyncio.run(session())
+    drawn = {settings.sentence for settings in explorer._drawn}
+    assert "the cat sat" in drawn and not drawn & {"the", "the cat"}
+    assert explorer.settings.sentence == mha.SENTENCES[0]
+    enter(explorer, "the cat sat")
+    assert explorer.settings.sentence == "the cat sat"
 
 
 def test_live_notebook_forms_hold_the_frame_and_its_fingerprint(live):

@@ -254,8 +254,12 @@ class LiveExplorer:
     def slider_visible(self, label: str) -> bool:
         return self._control("widget-hslider", label).is_visible()
 
-    def type(self, text: str, expect_new_frame: bool = True) -> float | None:
-        """Type ``text`` into the box and press Enter (the action timed)."""
+    def type(
+        self, text: str, expect_new_frame: bool = True, pause: float = 0.3
+    ) -> float | None:
+        """Type ``text`` into the box and, ``pause`` seconds later (a reader's
+        time from the last key to Enter), press Enter: the action timed."""
         box = self.root.locator(".widget-text input")
         box.fill(text)
+        self.page.wait_for_timeout(1000 * pause)
         return self.act(lambda: box.press("Enter"), expect_new_frame)

@@ -21,6 +21,7 @@ from mha.text import tokenize
 LABEL_WIDTH = "8em"  # room for the longest label, "Padding tokens:"
 KEPT_FRAMES = 128  # frames kept drawn: going back to a setting shows it at once
 WARM_AFTER = 0.5  # seconds without a change before the next frames are drawn
+TYPING_PAUSE = 0.1  # seconds without a key before the typed text's frame is drawn
 
 
 def _widget(control: Control, settings: Settings) -> widgets.ValueWidget:
@@ -45,10 +46,12 @@ class LiveExplorer(widgets.VBox):
     """The explorer in a running notebook.
 
     The sentence drop-down always names the sentence shown: a typed sentence
-    joins it as a "your sentence" entry (the text box holds it while it is
-    shown), choosing a listed sentence empties the box, and emptying the box
-    goes back to the last listed sentence chosen. Text the explorer cannot
-    show gets a message and changes nothing.
+    (shown on Enter) joins it as a "your sentence" entry (the text box holds
+    it while it is shown), choosing a listed sentence empties the box, and
+    Enter on an emptied box goes back to the last listed sentence chosen.
+    Text the explorer cannot show gets a message and changes nothing. While
+    the reader types, the frame of the text so far is drawn whenever they
+    pause, so that Enter shows it at once.
 
     Attributes:
         mode: ``"live"``.
@@ -69,7 +72,7 @@ class LiveExplorer(widgets.VBox):
         self.text = widgets.Text(
             placeholder="type a sentence of your own and press Enter",
             description="Or type:",
-            continuous_update=False,
+            continuous_update=True,  # the kernel sees the text as it is typed
             style={"description_width": LABEL_WIDTH},
             layout=widgets.Layout(width="36em", max_width="100%"),
         )
@@ -90,10 +93,10 @@ class LiveExplorer(widgets.VBox):
             control.observe(
                 lambda change, name=name: self._on_control(name, change), "value"
             )
-        self.text.observe(self._on_text, "value")
-        # Enter on a box whose text has not changed sends no new value, only this
-        # event; ipywidgets marks on_submit as deprecated in favour of observing
-        # the value, which cannot see that case.
+        self.text.observe(self._on_typing, "value")
+        # Enter is the reader's "show this"; ipywidgets marks on_submit as
+        # deprecated in favour of observing the value, which changes with
+        # every key here.
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)
             self.text.on_submit(self._on_enter)
@@ -126,13 +129,31 @@ class LiveExplorer(widgets.VBox):
                 self.text.value = "" if change["new"] in self._listed else change["new"]
         self._show(replace(self.settings, **{name: change["new"]}))
 
-    def _on_text(self, change) -> None:
+    def _on_typing(self, change) -> None:
+        """A key in the text box: once the reader pauses, draw the frame of
+        the text so far (it is shown on Enter)."""
         if self._quiet:
             return
         typed = change["new"].strip()
-        if not typed:  # the box was cleared: back to the sentence chosen above
-            self._select(self._chosen, None)
-            self._show(replace(self.settings, sentence=self._chosen))
+
+        def draw() -> None:
+            if self.text.value.strip() == typed:  # no key since
+                with contextlib.suppress(ValueError):
+                    self._frame(replace(self.settings, sentence=typed))
+
+        if typed:
+            _soon(draw, TYPING_PAUSE)
+
+    def _on_enter(self, _widget) -> None:
+        typed = self.text.value.strip()
+        if not typed:
+            if self.settings.sentence not in self._listed:  # back to the one chosen
+                self._select(self._chosen, None)
+                self._show(replace(self.settings, sentence=self._chosen))
+            self._say(
+                "the box is empty: type a sentence, then press Enter "
+                "(the figure shows the sentence chosen above)"
+            )
             return
         try:
             sentence_tokens(typed)
@@ -141,18 +162,6 @@ class LiveExplorer(widgets.VBox):
             return
         self._select(typed, typed)
         self._show(replace(self.settings, sentence=typed))
-
-    def _on_enter(self, _widget) -> None:
-        def if_still_empty() -> None:
-            if not self.text.value.strip():
-                self._say(
-                    "the box is empty: type a sentence, then press Enter "
-                    "(the figure shows the sentence chosen above)"
-                )
-
-        # The browser sends this event just before the box's new text, if
-        # any: look at the box once that text has had time to arrive.
-        _soon(if_still_empty)
 
     # -- showing --------------------------------------------------------------------
 
@@ -252,7 +261,7 @@ class LiveExplorer(widgets.VBox):
             self._quiet = False
 
 
-def _soon(callback, seconds: float = 0.2) -> None:
+def _soon(callback, seconds: float) -> None:
     """Call ``callback`` after ``seconds`` on the kernel's event loop (at once
     outside a kernel)."""
     try:

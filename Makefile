@@ -86,11 +86,17 @@ nbval: $(STAMP)
 setup-cell: $(STAMP)
 	$(BIN)/python scripts/setup_cell.py
 
-# Re-execute every chapter in place and store its outputs and widget state
-# (do this after changing src/mha, then commit the notebooks).
+# Re-execute every chapter in place and store its outputs (do this after
+# changing src/mha, then commit the notebooks). The book's pages show no
+# ipywidgets, so no widget state is kept (not even one an older run stored):
+# of the notebook's metadata only the kernel and the language stay.
+KEEP_METADATA := '[("kernelspec",), ("language_info",)]'
 execute: $(STAMP)
 	$(STATIC) $(BIN)/jupyter nbconvert --to notebook --execute --inplace \
-	  --ExecutePreprocessor.record_timing=False --ExecutePreprocessor.timeout=600 $(NOTEBOOKS)
+	  --ExecutePreprocessor.record_timing=False --ExecutePreprocessor.timeout=600 \
+	  --ExecutePreprocessor.store_widget_state=False \
+	  --ClearMetadataPreprocessor.enabled=True --ClearMetadataPreprocessor.clear_cell_metadata=False \
+	  --ClearMetadataPreprocessor.preserve_nb_metadata_mask=$(KEEP_METADATA) $(NOTEBOOKS)
 
 browser: $(STAMP)
 	@test -x $(CHROMIUM) || { echo "$(CHROMIUM) not found: install Debian's chromium (apt-get install chromium), or set CHROMIUM=/path/to/chromium"; exit 1; }

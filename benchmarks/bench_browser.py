@@ -27,7 +27,7 @@ from test_pages import (  # noqa: E402
     settle,
 )
 
-STEPS = ("load", "widgets and math", "images", "fits 1280 and 360 px")
+STEPS = ("load", "explorers and math", "images", "fits 1280 and 360 px")
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):

@@ -1,6 +1,9 @@
 """The live explorer's latency in a real browser: JupyterLab in headless
-Chromium, from the reader's action (the input event) to the new picture in the
-page, for each kind of control."""
+Chromium, from the reader's action to the new picture in the page, for each
+kind of control, measured two ways (tests/browser/lab_driver.py, WATCH_JS):
+strictly, from the action's first input event to the new image decoded and
+painted; and loosely, as this benchmark did before, from a listener seeing
+the last input event to the image's ``src`` changing in the page."""
 
 from __future__ import annotations
 
@@ -11,17 +14,22 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 
-from conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from conftest import CHROMIUM, CHROMIUM_ARGS, fullest_explorer_page  # noqa: E402
 from lab_driver import LiveExplorer, jupyterlab, open_notebook, run_all  # noqa: E402
 
 import mha  # noqa: E402
 
-PLAYGROUND = ROOT / "book" / "09_playground.ipynb"
+# The chapter whose explorer has every kind of control.
+PLAYGROUND = ROOT / fullest_explorer_page().replace(".html", ".ipynb")
+READER_PAUSE = 1.0  # seconds a reader looks at a new picture before the next change
 
 
-def latencies(rounds: int = 5) -> dict[str, list[float]]:
-    """{kind of control: milliseconds of each change}, ``rounds`` cycles through
-    every option of every control."""
+def latencies(
+    rounds: int = 5, pause: float = READER_PAUSE
+) -> dict[str, list[tuple[float, float]]]:
+    """{kind of control: (strict, loose) milliseconds of each change}, ``rounds``
+    cycles through every option of every control, ``pause`` seconds between
+    a new picture and the next change (0: back to back)."""
     from playwright.sync_api import sync_playwright
 
     times: dict[str, list[float]] = {}
@@ -55,28 +63,43 @@ def latencies(rounds: int = 5) -> dict[str, list[float]]:
             ),
             ("sentence", lambda: explorer.choose(mha.SENTENCES[0])),
         ]
+        page.wait_for_timeout(1000 * pause)
         for _ in range(rounds):
             for kind, act in steps:
-                times.setdefault(kind, []).append(act())
+                strict = act()
+                page.wait_for_timeout(1000 * pause)
+                times.setdefault(kind, []).append((strict, explorer.loose))
         browser.close()
     return times
 
 
-def table(rounds: int = 5) -> tuple[str, bool]:
-    """A markdown table of the medians per kind, and whether each is <= 100 ms."""
-    times = latencies(rounds)
-    lines = ["| control | changes | median | slowest |", "|---|---:|---:|---:|"]
+def p90(values: list[float]) -> float:
+    return statistics.quantiles(values, n=10, method="inclusive")[-1]
+
+
+def table(rounds: int = 5, pause: float = READER_PAUSE) -> tuple[str, bool]:
+    """A markdown table per kind of control (strict and loose), and whether the
+    90th percentile of the strict measure is at most 100 ms for every kind."""
+    times = latencies(rounds, pause)
+    lines = [
+        "| control | changes | strict: median | p90 | slowest | loose: median | p90 |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
     ok = True
-    for kind, values in times.items():
-        median = statistics.median(values)
-        ok &= median <= 100
+    every = [pair for values in times.values() for pair in values]
+    for kind, values in [*times.items(), ("all", every)]:
+        strict, loose = [v[0] for v in values], [v[1] for v in values]
+        ok &= p90(strict) <= 100
         lines.append(
-            f"| {kind} | {len(values)} | {median:.0f} ms | {max(values):.0f} ms |"
+            f"| {kind} | {len(values)} | {statistics.median(strict):.0f} ms "
+            f"| {p90(strict):.0f} ms | {max(strict):.0f} ms "
+            f"| {statistics.median(loose):.0f} ms | {p90(loose):.0f} ms |"
         )
     return "\n".join(lines), ok
 
 
 if __name__ == "__main__":
-    text, ok = table()
+    pause = float(sys.argv[1]) if len(sys.argv) > 1 else READER_PAUSE
+    text, ok = table(pause=pause)
     print(text)
-    print("every median <= 100 ms:", ok)
+    print("every 90th percentile (strict) <= 100 ms:", ok)

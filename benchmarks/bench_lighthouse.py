@@ -2,7 +2,6 @@
 GitHub Pages serves it.
 
     python benchmarks/bench_lighthouse.py [PAGE ...] [--desktop]
-    python benchmarks/bench_lighthouse.py --activation   # cost of the first scroll
 
 The site is served by a small local server that gzips text (HTML, scripts,
 styles, JSON, SVG, fonts other than WOFF2) when the browser asks for it, like
@@ -10,7 +9,8 @@ GitHub Pages. Lighthouse 12 comes from npm (`npx --yes lighthouse@12`, only
 here: nothing else needs Node) and drives Debian's Chromium in headless mode
 with its default mobile preset (simulated slow 4G, 4x slower CPU) or its
 desktop preset. Each page is measured RUNS times; the median run by
-performance score is reported.
+performance score is reported. (Lighthouse measures a visit without any
+input; what a reader's taps cost is benchmarks/bench_first_tap.py's.)
 """
 
 from __future__ import annotations
@@ -191,88 +191,8 @@ def table(results: dict[str, dict]) -> str:
     return "\n".join(rows)
 
 
-# What the reader's first scroll costs on a widget page: the widget manager,
-# the page's widget state and drawing every widget, on a phone-like browser
-# (Chromium's own throttling: 4x slower CPU, 150 ms round trip, 1.6 Mbit/s).
-ACTIVATION_JS = """async () => {
-    const start = performance.now();
-    let blocking = 0;
-    new PerformanceObserver(list => list.getEntries().forEach(
-        e => { blocking += Math.max(0, e.duration - 50); })).observe({type: 'longtask'});
-    window.scrollBy(0, 200);
-    await new Promise(resolve => {
-        const done = () => document.querySelector('.widget-subarea > *')
-                           && !document.querySelector('.widget-preview');
-        const poll = () => done() ? resolve() : setTimeout(poll, 50);
-        poll();
-    });
-    await new Promise(resolve => setTimeout(resolve, 300));  // let the last tasks end
-    const bytes = performance.getEntriesByType('resource')
-        .filter(r => r.startTime >= start).reduce((n, r) => n + r.transferSize, 0);
-    return {seconds: (performance.now() - start) / 1000, blocking, bytes};
-}"""
-
-
-def activation(site: Path) -> dict[str, dict]:
-    """{widget page: {seconds, blocking (ms), bytes}} for the first scroll."""
-    from playwright.sync_api import sync_playwright
-
-    pages = [
-        p
-        for p in toc_pages()
-        if "widget-preview" in (site / p).read_text(errors="replace")
-    ]
-    server, url = serve(site)
-    results = {}
-    try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(
-                executable_path=CHROMIUM, args=CHROMIUM_ARGS
-            )
-            for path in pages:
-                context = browser.new_context(viewport={"width": 412, "height": 823})
-                page = context.new_page()
-                cdp = context.new_cdp_session(page)
-                cdp.send("Network.enable")
-                cdp.send(
-                    "Network.emulateNetworkConditions",
-                    {
-                        "offline": False,
-                        "latency": 150,
-                        "downloadThroughput": 1.6e6 / 8,
-                        "uploadThroughput": 750e3 / 8,
-                    },
-                )
-                cdp.send("Emulation.setCPUThrottlingRate", {"rate": 4})
-                page.goto(url + path, wait_until="networkidle", timeout=120_000)
-                results[path] = page.evaluate(ACTIVATION_JS)
-                context.close()
-            browser.close()
-    finally:
-        server.shutdown()
-    return results
-
-
-def activation_table(site: Path) -> str:
-    rows = [
-        "Making the widgets live on the reader's first scroll (Chromium's own "
-        "throttling: 4x slower CPU, 150 ms round trip, 1.6 Mbit/s; 412 px wide):\n",
-        "| page | fetched | until every widget is live | main thread blocked |",
-        "|---|---:|---:|---:|",
-    ]
-    for page, r in activation(site).items():
-        rows.append(
-            f"| {page} | {r['bytes'] / 1e6:.2f} MB | {r['seconds']:.1f} s "
-            f"| {r['blocking']:.0f} ms |"
-        )
-    return "\n".join(rows)
-
-
 def main(args: list[str]) -> None:
     site = Path(os.environ.get("BOOK_SITE", ROOT / "_build" / "html"))
-    if "--activation" in args:
-        print(activation_table(site))
-        return
     desktop = "--desktop" in args
     pages = [a for a in args if not a.startswith("--")] or toc_pages()
     results = measure(site, pages, desktop, DESKTOP_RUNS if desktop else RUNS)

@@ -6,8 +6,6 @@
 # After running it, update the table in vendor/README.md if a version changed.
 set -euo pipefail
 
-WIDGETS=@jupyter-widgets/html-manager@1.0.15
-REQUIREJS=requirejs@2.3.8
 MATHJAX=mathjax@3.2.2
 MATHFONT=@fontsource/stix-two-math@5.3.0
 
@@ -16,7 +14,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 cd "$work"
-for spec in "$WIDGETS" "$REQUIREJS" "$MATHJAX" "$MATHFONT"; do
+for spec in "$MATHJAX" "$MATHFONT"; do
   tarball=$(npm pack --silent "$spec")
   name=${spec%@*}; name=${name#@}; name=${name//\//-}
   mkdir -p "$name" && tar -xzf "$tarball" -C "$name" --strip-components=1
@@ -24,16 +22,8 @@ for spec in "$WIDGETS" "$REQUIREJS" "$MATHJAX" "$MATHFONT"; do
 done
 
 out=$here/static
-rm -rf "$out/widgets/html-manager" "$out/widgets/require.js" "$out/widgets/embed-amd.js" "$out/mathjax"
-mkdir -p "$out/widgets/html-manager" "$out/mathjax/output/chtml/fonts" "$out/mathjax/input/tex" \
-  "$here/licenses"
-
-# Widget manager: the AMD bundle and the icon fonts its CSS points at (only the
-# formats current browsers load: woff2, woff and ttf).
-cp jupyter-widgets-html-manager/dist/embed-amd.js "$out/widgets/"
-cp jupyter-widgets-html-manager/dist/*.woff2 jupyter-widgets-html-manager/dist/*.woff \
-   jupyter-widgets-html-manager/dist/*.ttf "$out/widgets/html-manager/"
-cp requirejs/require.js "$out/widgets/"
+rm -rf "$out/mathjax"
+mkdir -p "$out/mathjax/output/chtml/fonts" "$out/mathjax/input/tex" "$here/licenses"
 
 # MathJax: the combined TeX+MathML→CHTML component, its fonts, the TeX
 # extensions it may autoload and the UI/a11y components its menu may load.
@@ -49,8 +39,5 @@ cp fontsource-stix-two-math/files/stix-two-math-latin-400-normal.woff2 "$out/fon
 
 # Licences, kept beside the files they cover.
 cp mathjax/LICENSE "$here/licenses/mathjax-LICENSE.txt"
-cp jupyter-widgets-html-manager/dist/embed.js.LICENSE.txt \
-   "$here/licenses/html-manager-bundled-LICENSES.txt"
 cp fontsource-stix-two-math/LICENSE "$here/licenses/stix-two-math-OFL.txt"
-head -4 requirejs/require.js > "$here/licenses/requirejs-LICENSE-header.txt"
 echo "vendor/static refreshed"

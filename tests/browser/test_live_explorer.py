@@ -16,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from conftest import fullest_explorer_page
 from lab_driver import (
     LiveExplorer,
     following_cell,
@@ -36,7 +37,8 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import toc  # noqa: E402
 
 sys.path.remove(str(ROOT / "scripts"))
-PLAYGROUND = ROOT / "book" / "09_playground.ipynb"
+# The chapter whose explorer has every kind of control.
+PLAYGROUND = ROOT / fullest_explorer_page().replace(".html", ".ipynb")
 
 
 # What MyST source looks like when nothing rendered it.

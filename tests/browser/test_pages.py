@@ -3,34 +3,17 @@
 from __future__ import annotations
 
 import pytest
+from conftest import PAGES, explorer_pages
 
 pytestmark = pytest.mark.browser
 
-WIDGET_VIEW = 'script[type="application/vnd.jupyter.widget-view+json"]'
 PHONE, DESKTOP = 360, 1280  # the narrowest common phone, a laptop
 GOOD_LAYOUT_SHIFT = 0.1  # Google's threshold for a page that does not move
 
-# Pages whose layout differs (the root page, a chapter with widgets, math and
-# figures, a chapter of tables, the API reference): axe-core checks each of
-# them, in light and in dark mode. Every other page is one of these layouts.
-LAYOUTS = [
-    "book/intro.html",
-    "book/08_masks.html",
-    "book/glossary.html",
-    "book/api.html",
-]
-
-
-def wait_for_widgets(page, timeout_ms: int = 20_000) -> None:
-    """Wait until the widget manager has drawn every embedded widget view and
-    every preview has made way for its live widget."""
-    page.wait_for_function(
-        """(selector) => [...document.querySelectorAll(selector)].every(
-               s => s.parentElement.querySelector('.widget-subarea > *'))
-             && !document.querySelector('.widget-preview')""",
-        arg=WIDGET_VIEW,
-        timeout=timeout_ms,
-    )
+# Pages whose layout differs (the root page, a chapter with an explorer, math
+# and figures, a chapter of tables, the API reference): axe-core checks each
+# of them, in light and in dark mode. Every other page is one of these layouts.
+LAYOUTS = [PAGES["root"], explorer_pages()[0], PAGES["tables"], PAGES["api"]]
 
 
 def wait_for_math(page, timeout_ms: int = 15_000) -> None:
@@ -48,13 +31,14 @@ def wait_for_math(page, timeout_ms: int = 15_000) -> None:
 
 
 def settle(page) -> None:
-    """Bring the page to what a reader sees once it has settled: the widget
-    manager is loaded on the reader's first move (here, of the mouse), then
-    every widget drawn and every formula typeset."""
-    if page.locator(WIDGET_VIEW).count():
-        page.mouse.move(5, 5)
-        wait_for_widgets(page)
+    """Bring the page to what a reader sees once it has settled: every formula
+    drawn, and every explorer showing its frame (both layers loaded)."""
     wait_for_math(page)
+    page.wait_for_function(
+        """() => [...document.querySelectorAll('.mha-picture img')].every(
+               img => img.complete && img.naturalWidth > 0)""",
+        timeout=15_000,
+    )
 
 
 def resize(page, width: int) -> None:
@@ -208,7 +192,7 @@ def test_page_renders_offline(open_page, page_path):
     (scripts, fonts and images arriving after the first paint) the text does
     not move while the page loads (cumulative layout shift below Google's
     "good" threshold); no request leaves the site, nothing fails or logs an
-    error, every widget, formula and image renders, every image has a text
+    error, every explorer, formula and image renders, every image has a text
     alternative, and the page fits the window, on a 360 px phone and on a
     laptop (wide tables, printouts and code scroll inside their own box); the
     site's cut-down fonts have every character the page shows, and draw its
@@ -223,17 +207,18 @@ def test_page_renders_offline(open_page, page_path):
                .filter(img => !(img.complete && img.naturalWidth > 0))
                .map(img => img.src.slice(0, 120))"""
     )
+    # (An explorer's picture is two images, one on the other: the background
+    # says what the picture shows; the maps layer over it has nothing to add.)
     without_alt = page.evaluate(
         """() => [...document.images]
                .filter(img => !(img.getAttribute('alt') || '').trim())
+               .filter(img => !(img.matches('.mha-picture > .mha-maps')
+                                && img.parentNode.querySelector('.mha-background').alt))
                .map(img => img.src.slice(0, 120))"""
     )
     assert log.problems() == [], "\n".join(log.problems())
     assert broken == [], f"broken images: {broken}"
     assert without_alt == [], f"images without alt text: {without_alt}"
-    assert page.locator(".jupyter-widgets .widget-error").count() == 0, (
-        "a widget failed"
-    )
     assert page.title(), "page has no title"
     assert overflow(page) == [], "\n".join(overflow(page))
     resize(page, DESKTOP)
@@ -264,9 +249,9 @@ def test_every_page_has_a_description(site_dir, page_path):
     from html import unescape
 
     text = (site_dir / page_path).read_text()
-    found = re.findall(r'<meta name="description" content="([^"]*)"', text)
-    assert len(found) == 1
-    description = unescape(found[0])
+    tags = [t for t in re.findall(r"<meta [^>]*>", text) if 'name="description"' in t]
+    assert len(tags) == 1, tags
+    description = unescape(re.search(r'content="([^"]*)"', tags[0]).group(1))
     assert 40 <= len(description) <= 160, description
     assert "<" not in description and "\n" not in description
 
@@ -282,7 +267,7 @@ def axe_settings(path: str, mode: str) -> tuple[dict, dict]:
     scope = {"exclude": [[".highlight"]]}
     # Only colours change with the mode: the other rules ran in light mode.
     options = ONLY_CONTRAST if mode == "dark" else {}
-    if path == "book/api.html":
+    if path == PAGES["api"]:
         # The API page's entries all share a few styles: its first two
         # modules show them all (the whole page takes axe 15 s), and its
         # header and sidebars are those of the other pages, checked whole.
@@ -297,7 +282,7 @@ def axe_settings(path: str, mode: str) -> tuple[dict, dict]:
 def test_accessibility(browser, site_url, path, mode):
     """axe-core (the copy bundled with axe-playwright-python, injected from
     disk) finds no serious or critical violation, colour contrast included,
-    with the widgets live, in the theme's light and dark modes."""
+    with every explorer showing its frame, in the theme's light and dark modes."""
     from axe_playwright_python.sync_playwright import Axe
 
     context = browser.new_context(
@@ -351,9 +336,7 @@ def contrast_check(
 def test_code_colours_are_readable(browser, site_url, mode):
     """The syntax colours of code blocks (the theme's style, shared by every page)
     have enough contrast: axe's colour-contrast rule on one chapter's code."""
-    results = contrast_check(
-        browser, site_url + "book/01_tokens.html", mode, ".highlight"
-    )
+    results = contrast_check(browser, site_url + PAGES["code"], mode, ".highlight")
     assert results["violations"] == []
     assert results["passes"], "axe checked no code at all"
 
@@ -363,7 +346,7 @@ def test_exercise_boxes_are_readable(browser, site_url, mode):
     """Text and links in the exercises' tinted boxes (sphinx-exercise's style,
     in every chapter) have enough contrast: axe's colour-contrast rule on the
     exercises of a chapter whose exercises link to other chapters."""
-    url = site_url + "book/10_block.html"
+    url = site_url + PAGES["exercises"]
     results = contrast_check(
         browser, url, mode, "div.exercise", must_have="div.exercise a.reference"
     )

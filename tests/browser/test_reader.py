@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from conftest import PAGES
 
 pytestmark = pytest.mark.browser
 
@@ -25,11 +26,13 @@ def test_figures_stay_readable_in_dark_mode(browser, site_url):
     )
     try:
         page = context.new_page()
-        page.goto(site_url + "book/05_scores.html", wait_until="networkidle")
+        page.goto(site_url + PAGES["figures"], wait_until="networkidle")
         assert page.evaluate("document.documentElement.dataset.theme") == "dark"
         corners = page.evaluate(
             """async () => {
-                const imgs = [...document.querySelectorAll('.cell_output img')];
+                // (Not an explorer's maps layer: transparent but for the maps,
+                // over a picture of its own white ground.)
+                const imgs = [...document.querySelectorAll('.cell_output img:not(.mha-maps)')];
                 // Figures load lazily, as the reader scrolls to them: load them now.
                 imgs.forEach(i => { i.loading = 'eager'; });
                 await Promise.all(imgs.map(i => i.decode().catch(() => null)));
@@ -54,7 +57,7 @@ def test_exactly_one_search_field_is_visible(open_page, width):
     """On a wide screen the sidebar's search field is the only one (the theme
     would otherwise repeat it in a header bar above every page); on a phone
     the sidebar folds away and the page header's search button takes over."""
-    page, _ = open_page("book/01_tokens.html", width=width)
+    page, _ = open_page(PAGES["code"], width=width)
     visible = page.locator(
         ".search-button-field:visible, .search-button__button:visible"
     )
@@ -69,7 +72,7 @@ def test_exactly_one_search_field_is_visible(open_page, width):
 def test_contents_panel_fits_long_code_headings(open_page):
     """Headings such as ``F.multi_head_attention_forward: sequence-first``
     wrap inside the page's contents panel instead of running off the page."""
-    page, _ = open_page("book/09_pytorch.html")
+    page, _ = open_page(PAGES["code headings"])
     overflow = page.evaluate(
         """() => {
             const panel = document.querySelector('.bd-sidebar-secondary');
@@ -86,7 +89,7 @@ def test_contents_panel_fits_long_code_headings(open_page):
 def test_figures_open_at_full_size_on_a_phone(open_page):
     """On a phone a figure is shrunk to the width of the screen; tapping it
     opens the picture itself, drawn at twice the size it is shown at."""
-    page, _ = open_page("book/05_scores.html", width=360)
+    page, _ = open_page(PAGES["figures"], width=360)
     figure = page.locator(".cell_output a.image-reference").first
     figure.scroll_into_view_if_needed()
     shown = figure.locator("img").evaluate("img => img.getBoundingClientRect().width")
@@ -111,7 +114,7 @@ def test_colour_theme_is_chosen_before_any_script_runs(browser, site_url, scheme
             lambda route: route.abort(),
         )
         page = context.new_page()
-        page.goto(site_url + "book/09_playground.html", wait_until="load")
+        page.goto(site_url + PAGES["figures"], wait_until="load")
         assert page.evaluate("document.documentElement.dataset.theme") == scheme
     finally:
         context.close()

@@ -1,5 +1,5 @@
 """What the explorer shows for each state of its controls: the tokens, the
-attention maps and a caption. No widgets here (see :mod:`mha.explorer.view`)."""
+attention maps and a caption. No widgets here (see :mod:`mha.explorer.live`)."""
 
 from __future__ import annotations
 

@@ -87,6 +87,33 @@ class BookFigure(Figure):
         return fingerprint(self)
 
 
+class AttentionFigure(BookFigure):
+    """A figure of :func:`display_attention`, which says what it drew.
+
+    Attributes:
+        maps: each head's heatmap (a ``matplotlib.image.AxesImage``), in head order.
+        n_cols: panels per row.
+    """
+
+    maps: list
+    n_cols: int
+
+    def label(self, query_tokens: Sequence[str], key_tokens: Sequence[str]) -> list:
+        """Token labels on the panels: the panels share their tokens, so queries
+        label the left column and keys the bottom row only (fewer tick labels
+        also make the figure much faster to draw). Returns the axes (x or y,
+        ``matplotlib.axis.Axis``) that carry labels."""
+        n_rows = len(self.maps) // self.n_cols
+        labelled = []
+        for head, image in enumerate(self.maps):
+            row, col = divmod(head, self.n_cols)
+            left, bottom = col == 0, row == n_rows - 1
+            axes = image.axes
+            label_axes(axes, query_tokens if left else [], key_tokens if bottom else [])
+            labelled += [axes.yaxis] * left + [axes.xaxis] * bottom
+        return labelled
+
+
 def to_png(fig: Figure, dpi: float | None = None, colours: int | None = None) -> bytes:
     """The figure as PNG bytes, without metadata; with ``colours``, reduced to
     that many colours (a quarter of the size for the book's flat-coloured plots)."""
@@ -196,7 +223,7 @@ def display_attention(
     head_size: float = 2.3,
     figsize: tuple[float, float] | None = None,
     dpi: int = 100,
-) -> Figure:
+) -> AttentionFigure:
     """One labelled heatmap per head: rows are queries, columns are keys.
 
     The colour scale runs from 0 to 1 on a square-root scale
@@ -220,8 +247,9 @@ def display_attention(
         dpi: resolution of the figure.
 
     Returns:
-        The ``matplotlib.figure.Figure``, with one axes per head (titled
-        ``head 0``, ``head 1``, …) plus one for the colour bar.
+        An :class:`AttentionFigure` (a ``matplotlib.figure.Figure``), with one
+        axes per head (titled ``head 0``, ``head 1``, …) plus one for the
+        colour bar; its ``maps`` are the heads' heatmaps.
     """
     attention = as_matrix("attention", attention, 3)
     for name, value in (("n_heads", n_heads), ("n_rows", n_rows), ("n_cols", n_cols)):
@@ -269,7 +297,8 @@ def display_attention(
     x_pad = (width - left - grid_w - bar) / 2
     y_pad = (height - top - grid_h - bottom) / 2
     left, top, bottom = left + x_pad, top + y_pad, bottom + y_pad
-    fig = BookFigure(figsize=(width, height), dpi=dpi)
+    fig = AttentionFigure(figsize=(width, height), dpi=dpi)
+    fig.maps, fig.n_cols = [], n_cols
     for head in range(n_heads):
         row, col = divmod(head, n_cols)
         x0 = left + col * (cell_w + gap)
@@ -278,42 +307,18 @@ def display_attention(
         image = heatmap(
             ax, attention[head], 0.0, 1.0, annotate=annotate, norm=probability_scale()
         )
-        # The panels share their tokens: label the left column and the bottom
-        # row only (fewer tick objects also make the figure much faster to build).
-        label_axes(
-            ax,
-            query_tokens if col == 0 else [],
-            key_tokens if row == n_rows - 1 else [],
-        )
+        fig.maps.append(image)
         ax.set_title(f"head {head}", fontsize=10)
+    fig.label(query_tokens, key_tokens)
+    x_bar, bar_h = left + grid_w + 0.2, grid_h - head_title
     bar_ax = fig.add_axes(
-        (
-            (left + grid_w + 0.2) / width,
-            bottom / height,
-            0.15 / width,
-            (grid_h - head_title) / height,
-        )
+        (x_bar / width, bottom / height, 0.15 / width, bar_h / height)
     )
-    fig.colorbar(
-        image,
-        cax=bar_ax,
-        label=f"{PROBABILITY} (√ scale)",
-        ticks=list(PROBABILITY_TICKS),
-    )
+    ticks = list(PROBABILITY_TICKS)
+    fig.colorbar(image, cax=bar_ax, label=f"{PROBABILITY} (√ scale)", ticks=ticks)
     if title:
         fig.suptitle(title, fontsize=11, y=1 - (top - 0.3) / height, va="top")
-    fig.supxlabel(
-        KEY_AXIS,
-        fontsize=9,
-        y=(y_pad + 0.02) / height,
-        va="bottom",
-        x=(left + grid_w / 2) / width,
-    )
-    fig.supylabel(
-        QUERY_AXIS,
-        fontsize=9,
-        x=(x_pad + 0.02) / width,
-        ha="left",
-        y=(bottom + grid_h / 2) / height,
-    )
+    x_mid, y_mid = (left + grid_w / 2) / width, (bottom + grid_h / 2) / height
+    fig.supxlabel(KEY_AXIS, fontsize=9, x=x_mid, y=(y_pad + 0.02) / height, va="bottom")
+    fig.supylabel(QUERY_AXIS, fontsize=9, x=(x_pad + 0.02) / width, y=y_mid, ha="left")
     return fig

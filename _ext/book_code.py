@@ -1,0 +1,69 @@
+"""Long inline code breaks after its dots, underscores and commas.
+
+A Sphinx extension. On a phone a name such as
+``torch.nn.functional.scaled_dot_product_attention`` is wider than the
+column; the browser may break it only where the text allows. This puts a
+break point (HTML ``<wbr>``, which copied text leaves out) after each dot,
+underscore, comma, slash and opening bracket of every word of 16 or more
+characters in inline code and in the API's signatures, rather than letting
+it break anywhere.
+"""
+
+from __future__ import annotations
+
+import re
+
+from docutils import nodes
+from sphinx import addnodes
+
+LONG = 16  # characters of a word of code that may need to break
+BREAK = re.compile(r"(?<=[._,(/])(?=\w)")
+
+
+class break_point(nodes.Inline, nodes.Element):  # noqa: N801 (docutils' naming)
+    """Where a line may break (``<wbr>`` in HTML; nothing elsewhere)."""
+
+
+def setup(app):
+    app.add_node(
+        break_point,
+        html=(visit_break_point, None),
+        **{builder: (skip, None) for builder in ("latex", "text", "man", "texinfo")},
+    )
+    app.connect("doctree-resolved", add_break_points)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
+
+
+def visit_break_point(self, node) -> None:
+    self.body.append("<wbr>")
+    raise nodes.SkipNode
+
+
+def skip(self, node) -> None:
+    raise nodes.SkipNode
+
+
+CODE = (nodes.literal, addnodes.desc_signature)
+
+
+def add_break_points(app, doctree, docname) -> None:
+    """``doctree-resolved``: break points in the long words of inline code."""
+    for code in list(doctree.findall(lambda node: isinstance(node, CODE))):
+        for text in list(code.findall(nodes.Text)):
+            pieces = split(str(text))
+            if len(pieces) > 1:
+                text.parent.replace(text, pieces)
+
+
+def split(text: str) -> list[nodes.Node]:
+    """``text`` as text nodes with a break point between the pieces of its
+    long words (one text node if it has none)."""
+    pieces: list[nodes.Node] = []
+    run = ""
+    for word in re.split(r"(\s+)", text):
+        parts = BREAK.split(word) if len(word) >= LONG else [word]
+        run += parts[0]
+        for part in parts[1:]:
+            pieces += [nodes.Text(run), break_point()]
+            run = part
+    return [*pieces, nodes.Text(run)]

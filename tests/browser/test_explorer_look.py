@@ -1,0 +1,169 @@
+"""How explorers and choices look: one label column, buttons that say which
+one is chosen, the page's own colours in light and dark mode, and a picture
+that keeps its white ground; a choice shows the panel of its option."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import PAGES, fullest_explorer_page
+from explorers import EXPLORER, options, pick
+from test_pages import DESKTOP, PHONE, resize, settle
+
+pytestmark = pytest.mark.browser
+
+# Colours as the browser computes them, and the WCAG contrast between them.
+COLOUR_JS = """
+const rgb = s => (s.match(/[\\d.]+/g) || []).map(Number);
+const luminance = ([r, g, b]) => {
+    const f = c => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+};
+const background = el => {
+    for (let a = el; a; a = a.parentElement) {
+        const c = rgb(getComputedStyle(a).backgroundColor);
+        if (c.length === 3 || c[3] > 0) return c.slice(0, 3);
+    }
+    return [255, 255, 255];
+};
+const contrast = el => {
+    const [x, y] = [luminance(rgb(getComputedStyle(el).color)), luminance(background(el))];
+    return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05);
+};
+"""
+
+# The rows of controls of an explorer or a choice, each as {label, labelLeft,
+# labelRight, control (left edge of its margin box), spills, buttons: [{text,
+# left, right}]}, and the box's own edges.
+ROWS_JS = """(root) => {
+    const box = root.getBoundingClientRect();
+    const rows = [...root.querySelectorAll('.mha-row')].filter(r => r.offsetParent !== null);
+    return {left: box.left, right: box.right, rows: rows.map(row => {
+        const label = row.querySelector('.mha-label');
+        const control = label.nextElementSibling;
+        const l = label.getBoundingClientRect(), c = control.getBoundingClientRect();
+        return {
+            label: label.textContent.trim(), labelLeft: l.left, labelRight: l.right,
+            control: c.left - parseFloat(getComputedStyle(control).marginLeft),
+            spills: control.scrollWidth > control.clientWidth + 1
+                    || c.right > box.right + 1,
+            buttons: [...row.querySelectorAll('.mha-button > span')].map(b => ({
+                text: b.textContent, left: b.getBoundingClientRect().left,
+                right: b.getBoundingClientRect().right})),
+        };
+    })};
+}"""
+
+
+def assert_lined_up(widget: dict, width: int) -> None:
+    rows = widget["rows"]
+    assert rows, "no controls found"
+    for edge in ("labelLeft", "labelRight", "control"):
+        places = [r[edge] for r in rows]
+        assert max(places) - min(places) <= 1, (width, edge, places)
+    for row in rows:
+        assert not row["spills"], f"{row['label']} spills out at {width} px"
+        for button in row["buttons"]:
+            assert button["left"] >= row["control"] - 1, (width, row["label"], button)
+            assert button["right"] <= widget["right"] + 1, (width, row["label"], button)
+
+
+def test_controls_line_up_in_one_column(open_page):
+    """On a phone and on a laptop, in the explorer with every kind of control
+    and in a choice: every label sits in one column, every control starts at
+    the same x, buttons wrap inside the control column and nothing spills past
+    the right edge."""
+    for path in (fullest_explorer_page(), PAGES["choice"]):
+        page, _ = open_page(path, width=PHONE)
+        settle(page)
+        root = page.locator(f"{EXPLORER}, .mha-choice").first
+        if root.locator("[data-reveals]").count():
+            pick(root, "mask", options(root, "mask").index("padding"))
+        for width in (PHONE, DESKTOP):
+            resize(page, width)
+            assert_lined_up(root.evaluate(ROWS_JS), width)
+
+
+def test_the_chosen_button_is_filled_and_readable(open_page):
+    """A row of buttons is a group of radio buttons: the chosen one is checked
+    and drawn filled, readable, and unlike the others; choosing another moves
+    all of that."""
+    page, log = open_page(fullest_explorer_page())
+    root = page.locator(EXPLORER).first
+    looks_js = (
+        COLOUR_JS
+        + """
+        (root => [...root.querySelector('input[name=mask]').closest('fieldset')
+            .querySelectorAll('.mha-button')].map(b => ({
+                checked: b.querySelector('input').checked,
+                background: getComputedStyle(b.querySelector('span')).backgroundColor,
+                contrast: contrast(b.querySelector('span'))})))"""
+    )
+    for chosen in (0, 1):
+        pick(root, "mask", chosen)
+        looks = root.evaluate(looks_js)
+        assert [look["checked"] for look in looks] == [i == chosen for i in range(3)]
+        others = {look["background"] for i, look in enumerate(looks) if i != chosen}
+        assert len(others) == 1 and looks[chosen]["background"] not in others
+        assert all(look["contrast"] >= 4.5 for look in looks), looks
+    assert log.problems() == [], "\n".join(log.problems())
+
+
+DARK_JS = (
+    COLOUR_JS
+    + """
+    (root => {
+        const texts = [...root.querySelectorAll('.mha-label, .mha-readout, figcaption,'
+                                              + ' .mha-button > span, select')]
+            .filter(el => el.offsetParent !== null && el.textContent.trim());
+        const [under, over] = root.querySelectorAll('.mha-picture img');
+        return {panel: luminance(background(root)), page: luminance(background(document.body)),
+                picture: getComputedStyle(under.parentNode).backgroundColor,
+                maps: getComputedStyle(over).backgroundColor,
+                contrasts: texts.map(el => [el.textContent.trim(), contrast(el)])};
+    })"""
+)
+
+
+def test_explorers_sit_on_the_dark_page(browser, site_url):
+    """In dark mode an explorer has no light panel of its own: its labels,
+    buttons and caption stand on the page's dark background, readable; the
+    picture keeps its white ground under both its layers."""
+    context = browser.new_context(
+        color_scheme="dark", viewport={"width": DESKTOP, "height": 900}
+    )
+    try:
+        page = context.new_page()
+        page.goto(site_url + fullest_explorer_page(), wait_until="networkidle")
+        found = page.locator(EXPLORER).first.evaluate(DARK_JS)
+    finally:
+        context.close()
+    assert found["page"] < 0.05 and found["panel"] == found["page"]
+    assert found["picture"] == "rgb(255, 255, 255)"
+    assert found["maps"] == "rgba(0, 0, 0, 0)"  # the labels under it stay visible
+    assert len(found["contrasts"]) >= 6
+    low = [(text, round(ratio, 2)) for text, ratio in found["contrasts"] if ratio < 4.5]
+    assert low == []
+
+
+def test_a_choice_shows_the_panel_of_its_option(open_page):
+    """A drop-down of panels (mha.display.static_choice) shows exactly the
+    panel of the option chosen, with the mouse or the keyboard, and no script."""
+    page, log = open_page(PAGES["choice"])
+    choice = page.locator(".mha-choice").first
+    menu = choice.locator("select")
+    panels = choice.locator(".mha-panel")
+    assert panels.count() == menu.locator("option").count() >= 2
+
+    def visible() -> list[bool]:
+        return [panel.is_visible() for panel in panels.all()]
+
+    assert visible() == [i == 0 for i in range(panels.count())]
+    menu.select_option("1")
+    assert visible() == [i == 1 for i in range(panels.count())]
+    menu.focus()
+    page.keyboard.press("Home")
+    assert visible() == [i == 0 for i in range(panels.count())]
+    assert choice.get_by_role(
+        "combobox", name=menu.evaluate("m => m.labels[0].textContent")
+    )
+    assert log.problems() == [], "\n".join(log.problems())

@@ -1,0 +1,180 @@
+"""The site's own Sphinx extensions (_ext/), piece by piece: explorers turned
+into HTML with their frames as files, images given their size, line breaks in
+long code, page descriptions, deferred scripts. (The one-chapter build in
+test_distribution.py loads them all together.)"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from docutils import nodes
+from docutils.core import publish_doctree
+from PIL import Image
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "_ext"))
+import book_code  # noqa: E402
+import book_descriptions  # noqa: E402
+import book_explorers  # noqa: E402
+import book_images  # noqa: E402
+import book_layout  # noqa: E402
+
+import book  # noqa: E402
+
+sys.path.remove(str(ROOT / "_ext"))
+
+from mha.explorer.static import MIME  # noqa: E402
+
+
+def test_the_book_extension_loads_every_module_of_the_folder():
+    modules = {path.stem for path in (ROOT / "_ext").glob("*.py")} - {"book"}
+    assert set(book.EXTENSIONS) == modules
+    assert book_explorers.MIME == MIME
+
+
+# -- explorers ------------------------------------------------------------------------
+
+
+def png(colour) -> str:
+    from io import BytesIO
+
+    buffer = BytesIO()
+    Image.new("RGB", (2, 2), colour).save(buffer, format="PNG")
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode()
+
+
+def notebook(*outputs) -> str:
+    cell = {
+        "cell_type": "code",
+        "source": "x",
+        "metadata": {},
+        "outputs": list(outputs),
+    }
+    return json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4})
+
+
+def fake_app(docname: str):
+    env = SimpleNamespace(doc2path=lambda name: Path(f"/book/{name}.ipynb"))
+    builder = SimpleNamespace(get_target_uri=lambda name: f"{name}.html")
+    return SimpleNamespace(env=env, builder=builder)
+
+
+def test_an_explorer_becomes_html_and_its_images_files():
+    red, blue = png("red"), png("blue")
+    page = f'<div class="mha-explorer"><img src="{red}"><script>["{red}","{blue}"]</script></div>'
+    output = {"output_type": "display_data", "metadata": {},
+              "data": {MIME: page, "text/html": "<p>run me</p>", "text/plain": "x"}}  # fmt: skip
+    app = fake_app("book/chapter")
+    source = [notebook(output)]
+    book_explorers.explorers_to_html(app, "book/chapter", source)
+    data = json.loads(source[0])["cells"][0]["outputs"][0]["data"]
+    assert list(data) == ["text/html"]  # the page alone: not the note, not the text
+    files = app.env.book_explorer_images["book/chapter"]
+    assert len(files) == 2  # each image once, however often the page names it
+    for name, content in files.items():
+        assert name.endswith(".png") and content.startswith(b"\x89PNG")
+        assert data["text/html"].count(f"../_images/explorer/{name}") >= 1
+    assert "data:" not in data["text/html"]
+
+
+def test_other_notebooks_and_pages_are_left_alone():
+    app = fake_app("book/chapter")
+    plain = [notebook({"output_type": "stream", "name": "stdout", "text": "hi"})]
+    before = plain[0]
+    book_explorers.explorers_to_html(app, "book/chapter", plain)
+    assert plain[0] == before
+    app.env.doc2path = lambda name: Path("/book/intro.md")
+    markdown = ["# A page that names " + MIME]
+    book_explorers.explorers_to_html(app, "book/intro", markdown)
+    assert markdown == ["# A page that names " + MIME]
+
+
+def test_a_notebook_with_an_ipywidget_is_a_warning(caplog):
+    view = {"output_type": "display_data", "metadata": {},
+            "data": {"application/vnd.jupyter.widget-view+json": {"model_id": "1"}}}  # fmt: skip
+    with caplog.at_level(logging.WARNING):
+        book_explorers.explorers_to_html(fake_app("c"), "c", [notebook(view)])
+    assert "ipywidget" in caplog.text and "no widget manager" in caplog.text
+
+
+# -- images, code, descriptions, scripts -----------------------------------------------
+
+
+def test_an_image_is_shown_at_its_given_size_or_its_file_s(tmp_path):
+    Image.new("RGB", (30, 20)).save(tmp_path / "a.png")
+    (tmp_path / "b.svg").write_text('<svg viewBox="0 0 300 150"></svg>')
+    (tmp_path / "c.svg").write_text('<svg width="40px" height="10"></svg>')
+    given = nodes.image(uri="a.png", width="720px", height="460px")
+    assert book_images.shown_size(given, tmp_path) == (720, 460)
+    assert book_images.shown_size(nodes.image(uri="a.png"), tmp_path) == (30, 20)
+    assert book_images.shown_size(nodes.image(uri="b.svg"), tmp_path) == (300, 150)
+    assert book_images.shown_size(nodes.image(uri="c.svg"), tmp_path) == (40, 10)
+    assert book_images.shown_size(nodes.image(uri="missing.png"), tmp_path) is None
+    assert book_images.shown_size(nodes.image(uri="https://x/y.png"), tmp_path) is None
+    half = nodes.image(uri="a.png", width="50%")  # not in pixels: the file's size
+    assert book_images.shown_size(half, tmp_path) == (30, 20)
+
+
+def test_long_code_breaks_after_its_dots_and_underscores():
+    doctree = publish_doctree(
+        "Call ``torch.nn.functional.scaled_dot_product_attention(q, k)`` or ``x.y``."
+    )
+    book_code.add_break_points(None, doctree, "page")
+    long, short = doctree.findall(nodes.literal)
+    pieces = [
+        "|" if isinstance(child, book_code.break_point) else child.astext()
+        for child in long.children
+    ]
+    assert (
+        "".join(pieces)
+        == "torch.|nn.|functional.|scaled_|dot_|product_|attention(|q, k)"
+    )
+    assert long.astext() == "torch.nn.functional.scaled_dot_product_attention(q, k)"
+    assert len(short.children) == 1  # short code is left whole
+
+
+def test_a_page_is_described_by_its_first_paragraph_of_prose():
+    doctree = publish_doctree(
+        ".. note:: An aside that introduces nothing at all, long enough to count.\n\n"
+        "Short.\n\n" + "The page's own first paragraph of prose, " * 8
+    )
+    description = book_descriptions.page_description(doctree)
+    assert description.startswith("The page's own first paragraph of prose,")
+    assert len(description) <= book_descriptions.DESCRIPTION_LENGTH
+    assert description.endswith("…") and "  " not in description
+    book_descriptions.describe_page(
+        SimpleNamespace(config=SimpleNamespace(root_doc="index")), doctree, "page"
+    )
+    (meta,) = doctree.findall(nodes.meta)
+    assert (meta["name"], meta["content"]) == ("description", description)
+
+
+@pytest.mark.parametrize(
+    ("attributes", "deferred"),
+    [({}, True), ({"async": "async"}, False), ({"type": "module"}, True)],
+)
+def test_scripts_load_deferred_but_the_options_script(attributes, deferred):
+    script = SimpleNamespace(
+        filename="_static/x.js", attributes=attributes, priority=500
+    )
+
+    class JavaScript(SimpleNamespace):
+        def __init__(self, filename, priority, **attributes):
+            super().__init__(
+                filename=filename, priority=priority, attributes=attributes
+            )
+
+    script = JavaScript("_static/x.js", 500, **attributes)
+    assert ("defer" in book_layout.deferred(script).attributes) == deferred
+    options = JavaScript("_static/documentation_options.js", 500)
+    assert book_layout.deferred(options) is options
+    tag = '<link rel="stylesheet">\n  <script src="_static/scripts/fontawesome.js?v=1"></script>'
+    assert book_layout.without_script(tag, "_static/scripts/fontawesome.js") == (
+        '<link rel="stylesheet">'
+    )

@@ -8,8 +8,6 @@ import inspect
 import re
 import textwrap
 
-import pytest
-
 import mha
 from mha.display import SourceCode, html_table, static_choice
 

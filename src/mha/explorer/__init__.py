@@ -38,8 +38,8 @@ def attention_explorer(
     ``mode`` is ``"live"``, ``"static"`` or, by default, taken from the
     environment variable ``MHA_EXPLORER`` (``"live"`` when it is unset; the
     book's ``make execute`` sets ``static`` to store the web page's explorers).
-    Returns a :class:`~mha.explorer.live.LiveExplorer` (an ipywidget) or a
-    :class:`~mha.explorer.static.StaticExplorer`. A live explorer in a session
+    Returns a `mha.explorer.live.LiveExplorer` (an ipywidget) or a
+    `mha.explorer.static.StaticExplorer`. A live explorer in a session
     that runs ipywidgets 7 (Colab's, loaded before ``mha`` brought ipywidgets
     8) is refused with one line that says what to do.
     """

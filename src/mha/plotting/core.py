@@ -247,7 +247,7 @@ def display_attention(
         dpi: resolution of the figure.
 
     Returns:
-        An :class:`AttentionFigure` (a ``matplotlib.figure.Figure``), with one
+        An `AttentionFigure` (a ``matplotlib.figure.Figure``), with one
         axes per head (titled ``head 0``, ``head 1``, …) plus one for the
         colour bar; its ``maps`` are the heads' heatmaps.
     """

@@ -101,11 +101,12 @@ def solution_code_cells(notebook: nbformat.NotebookNode) -> list[nbformat.Notebo
     found, inside = [], False
     for cell in notebook.cells:
         if cell.cell_type == "markdown":
-            text = cell.source.lstrip()
-            if text.startswith("```{solution-start}"):
-                inside = True
-            elif text.startswith("```{solution-end}"):
-                inside = False
+            # A markdown cell may close one solution and open the next: the
+            # last of its markers says whether the code after it is a solution's.
+            start = cell.source.rfind("```{solution-start}")
+            end = cell.source.rfind("```{solution-end}")
+            if start != end:  # one of them is there
+                inside = start > end
         elif inside:
             found.append(cell)
     return found

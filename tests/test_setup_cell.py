@@ -84,6 +84,25 @@ def solution_chapter() -> nbformat.NotebookNode:
     )
 
 
+def test_a_solution_is_found_when_one_cell_ends_one_and_opens_the_next():
+    md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+    chapter = nbformat.v4.new_notebook(
+        cells=[
+            md("Text\n```{exercise}\n:label: a\n```\n```{solution-start} a\n```"),
+            code("first = 1"),
+            md(
+                "```{solution-end}\n```\n```{exercise}\n:label: b\n```\n"
+                "```{solution-start} b\n```\nBecause."
+            ),
+            code("second = 2"),
+            md("```{solution-end}\n```\n## Summary"),
+            code("not_a_solution = 3"),
+        ]
+    )
+    found = setup_cell.solution_code_cells(chapter)
+    assert [cell.source for cell in found] == ["first = 1", "second = 2"]
+
+
 def test_the_writer_fills_first_code_cells_folds_solutions_and_leaves_prose_alone(
     tmp_path,
 ):

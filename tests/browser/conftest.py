@@ -209,11 +209,13 @@ def explorer_pages() -> list[str]:
     """The pages with an attention explorer, in the order of the book: found in
     the build (before the book is built, in the chapters that make one)."""
     if (SITE / "index.html").exists():
-        return [
+        built = [
             page
             for page in toc_pages()
             if (SITE / page).exists() and EXPLORER_TAG in (SITE / page).read_text()
         ]
+        if built:  # (a build older than the explorers' HTML has none: look below)
+            return built
     return [
         page
         for page in toc_pages()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -216,3 +217,33 @@ def test_removed_cells_are_folded_checks_with_nothing_to_show(notebook):
 def test_what_counts_as_a_shape_check(line, shape_check):
     (statement,) = ast.parse(line).body
     assert is_shape_check(statement) is shape_check
+
+
+LABEL = re.compile(r"^:label: (\S+)$|^\((\S+)\)=$|^:name: (\S+)$", re.MULTILINE)
+REFERENCE = re.compile(r"\{(?:ref|numref)\}`(?:[^`<]*<)?([^`>]+)>?`")
+EXERCISE_LINK = re.compile(r"\[exercise (\d+)\.(\d+)\]\((\S+?\.ipynb)\)")
+
+
+def _markdown(notebook: dict) -> str:
+    return "\n".join(
+        "".join(cell["source"])
+        for cell in notebook["cells"]
+        if cell["cell_type"] == "markdown"
+    )
+
+
+def test_references_stay_in_their_notebook(notebook):
+    # JupyterLab and Colab see one notebook at a time: a {ref} to another
+    # chapter's label is drawn there as an unresolved name. A link to the
+    # chapter's file works everywhere.
+    text = _markdown(notebook)
+    labels = {next(filter(None, m.groups())) for m in LABEL.finditer(text)}
+    elsewhere = set(REFERENCE.findall(text)) - labels
+    assert not elsewhere, f"use a link to the chapter's file for {sorted(elsewhere)}"
+
+
+def test_exercise_links_name_an_exercise_of_that_chapter(notebook):
+    for chapter, number, target in EXERCISE_LINK.findall(_markdown(notebook)):
+        assert int(target[:2]) == int(chapter), f"exercise {chapter}.{number}"
+        exercises = _markdown(json.loads((ROOT / "book" / target).read_text()))
+        assert exercises.count("```{exercise}") >= int(number), target

@@ -280,7 +280,8 @@ def table(results: dict[str, dict], phone: bool = True) -> tuple[str, bool]:
 # first tap started the loading and changed nothing; a second tap, once the
 # widgets were live, took 0.11-0.13 s.
 BEFORE = """Before (the widget manager and the widget state loaded on the first touch;
-the first tap itself was lost):
+the first tap itself was lost), on the pages of the second edition, whose
+explorers are now those of chapters 4, 6 and 7:
 
 | page | first tap → live, phone | desktop | before the tap | fetched for the tap |
 |---|---:|---:|---:|---:|

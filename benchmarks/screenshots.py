@@ -25,11 +25,35 @@ from test_pages import load_images, settle  # noqa: E402
 WIDTHS = (390, 1280)
 MODES = ("light", "dark")
 OUT = SITE.parent / "screenshots" / "all"
+JPEG_LIMIT = 30_000  # px; a JPEG is at most 65,535 px on a side
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args):
         pass
+
+
+def _screenshots(page, stem: Path) -> list[Path]:
+    """``stem.jpg``, or ``stem-1.jpg``, ``stem-2.jpg``, ... for a page taller than
+    a JPEG can be (Chromium then writes an empty file)."""
+    height = page.evaluate("document.documentElement.scrollHeight")
+    width = page.viewport_size["width"]
+    parts = range(0, height, JPEG_LIMIT)
+    targets = []
+    for number, top in enumerate(parts, start=1):
+        suffix = f"-{number}" if len(parts) > 1 else ""
+        target = stem.with_name(f"{stem.name}{suffix}.jpg")
+        clip = {
+            "x": 0,
+            "y": top,
+            "width": width,
+            "height": min(JPEG_LIMIT, height - top),
+        }
+        page.screenshot(path=target, full_page=True, clip=clip, type="jpeg", quality=70)
+        if target.stat().st_size == 0:
+            raise RuntimeError(f"{target} is empty: the page is {height} px tall")
+        targets.append(target)
+    return targets
 
 
 def main(pages: list[str]) -> None:
@@ -56,11 +80,8 @@ def main(pages: list[str]) -> None:
                     settle(page)
                     load_images(page)
                     name = path.replace("/", "_").replace(".html", "")
-                    target = OUT / f"{name}-{width}-{mode}.jpg"
-                    page.screenshot(
-                        path=target, full_page=True, type="jpeg", quality=70
-                    )
-                    print(target.relative_to(ROOT), flush=True)
+                    for target in _screenshots(page, OUT / f"{name}-{width}-{mode}"):
+                        print(target.relative_to(ROOT), flush=True)
                     page.close()
                 context.close()
         browser.close()

@@ -55,7 +55,7 @@ MUTATIONS = [
     ("8-point numbers in the heatmaps' cells", "plotting/core.py",
      "fontsize: float = SMALLEST_TEXT,\n    cmap", "fontsize: float = 8,\n    cmap"),
     ("a figure wider than the text column", "plotting/merge.py",
-     "figsize=(min(COLUMN_WIDTH, max(6.0,", "figsize=(max(COLUMN_WIDTH, max(6.0,"),
+     "figsize=(min(COLUMN_WIDTH, 0.62 * d_model", "figsize=(max(COLUMN_WIDTH, 0.62 * d_model"),
 ]  # fmt: skip
 
 # The unit tests, but for those of how mha is installed (a fresh environment

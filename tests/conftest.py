@@ -216,9 +216,3 @@ def pytest_pycollect_makeitem(collector, name, obj):
         )
         for i, row in enumerate(obj)
     ]
-
-
-@pytest.fixture(scope="session")
-def fails_with():
-    """:func:`refuses`, for a module that runs its table with a test of its own."""
-    return refuses

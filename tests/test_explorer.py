@@ -491,10 +491,3 @@ BAD_INPUT = [
     (lambda: Settings(weights="pretrained"), ValueError, "weights", "one of", "got 'pretrained'"),
     (lambda: Settings(n_pad=10), ValueError, "n_pad", "in [0, 9]", "got 10"),
 ]  # fmt: skip
-
-
-@pytest.mark.parametrize(("call", "error", "name", "expected", "given"), BAD_INPUT)
-def test_bad_input_is_refused_with_a_clear_message(
-    fails_with, call, error, name, expected, given
-):
-    fails_with(call, error, name, expected, given)

@@ -1,5 +1,5 @@
-"""mha.plotting.embeddings: the positional encoding as a table and as curves,
-queries, keys and values as heatmaps, and one matrix cut into heads."""
+"""mha.plotting.embeddings: columns of the positional encoding as curves, and
+one matrix cut into heads."""
 
 from __future__ import annotations
 
@@ -21,16 +21,6 @@ def ex():
 def qkv(ex):
     """Q, K and V of the running example, ``(3, 6, 8)`` each."""
     return tuple(w(ex.X) for w in (ex.attention.Wq, ex.attention.Wk, ex.attention.Wv))
-
-
-@pytest.mark.parametrize(("n_positions", "printed"), [(6, True), (50, False)])
-def test_positional_encoding_heatmap_shows_the_table(n_positions, printed):
-    table = sinusoids(n_positions, 8)
-    fig = plotting.positional_encoding_heatmap(table)
-    (ax,) = heatmaps(fig)
-    close(shown(ax), table)
-    assert len(ax.texts) == (n_positions * 8 if printed else 0)  # printed up to 64
-    fits_the_column(fig)
 
 
 def test_positional_encoding_curves_draw_the_chosen_columns_in_distinct_styles():
@@ -58,35 +48,6 @@ def test_positional_encoding_curves_legend_sits_under_the_plot_without_exponents
     assert plot.width >= 0.8 * fig.bbox.width  # the curves keep most of the width
 
 
-def test_qkv_heatmaps_share_one_symmetric_colour_scale(gen):
-    Q, K, V = torch.randn(3, 6, 8, generator=gen)
-    panels = heatmaps(plotting.qkv_heatmaps(Q, K, 3 * V, list("abcdef")))
-    assert [ax.get_title() for ax in panels] == ["Q", "K", "V"]
-    for ax, matrix in zip(panels, (Q, K, 3 * V), strict=True):
-        close(shown(ax), matrix)
-        limit = (3 * V).abs().max().item()
-        assert ax.images[0].get_clim() == pytest.approx((-limit, limit))
-
-
-def test_qkv_heatmaps_print_values_only_when_they_fit(ex, qkv, gen):
-    Q, K, V = qkv
-    fig = plotting.qkv_heatmaps(Q[0], K[0], V[0], ex.tokens[0])
-    fits_the_column(fig)
-    assert all(not ax.texts for ax in fig.axes)  # 8 features: cells too narrow
-    q = torch.randn(3, 4, generator=gen)
-    narrow = plotting.qkv_heatmaps(q, q, q, ["a", "b", "c"])
-    fits_the_column(narrow)
-    assert sum(len(ax.texts) for ax in narrow.axes) == 3 * 12  # 4 features fit
-
-
-def test_qkv_heatmaps_never_print_minus_zero():
-    q = torch.tensor([[-0.01, 0.02], [0.5, -0.04]])
-    fig = plotting.qkv_heatmaps(q, q, q, ["a", "b"], annotate=True)
-    printed = [t.get_text() for ax in fig.axes for t in ax.texts]
-    assert len(printed) == 12 and "-0.0" not in printed
-    assert printed[:4] == ["0.0", "0.0", "0.5", "0.0"]
-
-
 @pytest.mark.parametrize("n_heads", [2, 4, 8])
 def test_head_split_figure_gives_each_head_its_columns(ex, qkv, n_heads):
     q = qkv[0][0]  # (6, 8): the queries of sentence 0
@@ -100,22 +61,25 @@ def test_head_split_figure_gives_each_head_its_columns(ex, qkv, n_heads):
         close(shown(ax), q[:, h * d_key : (h + 1) * d_key])
 
 
+def test_head_split_figure_never_prints_minus_zero():
+    q = torch.tensor([[-0.01, 0.02], [0.5, -0.04]])
+    fig = plotting.head_split_figure(q, ["a", "b"], 2)
+    printed = [t.get_text() for ax in heatmaps(fig) for t in ax.texts]
+    printed = [text for text in printed if not text.startswith("head")]
+    assert len(printed) == 8 and "-0.0" not in printed
+    assert printed[:4] == ["0.0", "0.0", "0.5", "0.0"]
+
+
 Z = torch.zeros(6, 8)
 
 # Each row, a test (see conftest.py): the call, its error, and what the message
 # names: the argument, what was expected, what was given.
 BAD_INPUT = [
-    (lambda: plotting.positional_encoding_heatmap(torch.zeros(0, 8)), ValueError, "table",
-     "not be empty", "got shape (0, 8)"),
-    (lambda: plotting.positional_encoding_heatmap([[0.0]]), TypeError, "table", "torch.Tensor",
-     "got list"),
     (lambda: plotting.positional_encoding_curves(Z, [8]), ValueError, "dims[i]", "in [0, 7]",
      "got 8"),
     (lambda: plotting.positional_encoding_curves(Z, []), ValueError, "dims", "1 to 8 columns",
      "got 0"),
-    (lambda: plotting.qkv_heatmaps(Z, Z, Z[:, :4], list("abcdef")), ValueError, "Q, K and V",
-     "the same shape", "got (6, 8), (6, 8), (6, 4)"),
-    (lambda: plotting.qkv_heatmaps(Z, Z, Z, list("abc")), ValueError, "tokens",
+    (lambda: plotting.head_split_figure(Z, list("abc"), 2), ValueError, "tokens",
      "label the 6 rows", "got 3 labels"),
     (lambda: plotting.head_split_figure(Z, list("abcdef"), 3), ValueError, "n_heads",
      "divide d_model", "n_heads=3"),

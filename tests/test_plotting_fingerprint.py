@@ -65,10 +65,11 @@ def test_what_a_figure_draws_changes_its_fingerprint(figure):
         repr(figure(attention=changed(figure.attention, 0.05), annotate=False))
         != unprinted
     )
+    # A figure of patches: the padding elsewhere changes only their fill and hatch.
     causal, padding = torch.ones(4, 4).tril(), torch.tensor([[1, 1, 1, 0]]).expand(4, 4)
-    tokens = KEYS
-    assert repr(plotting.mask_figure(causal, tokens, tokens)) != repr(
-        plotting.mask_figure(padding, tokens, tokens)
+    tokens = [KEYS] * 4
+    assert repr(plotting.token_grid(tokens, causal)) != repr(
+        plotting.token_grid(tokens, padding)
     )
     losses = [2.0 / step for step in range(1, 41)]
     curve = repr(plotting.training_curve(losses))

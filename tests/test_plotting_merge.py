@@ -1,5 +1,5 @@
 """mha.plotting.merge: one query's output as a weighted average of the values,
-the heads merged, and the output projection as a sum over the heads."""
+and the output projection as a sum over the heads."""
 
 from __future__ import annotations
 
@@ -55,27 +55,25 @@ def test_weighted_values_labels_are_not_under_the_star(example):
             assert distance > radius, (query, label.get_text())
 
 
+def test_weighted_values_labels_do_not_cover_each_other(example):
+    ex, probs, V, _ = example
+    for head in range(4):  # every query of every head, sentence 0
+        for query in range(6):
+            fig = plotting.weighted_values_figure(
+                probs[0, head, query], V[0, head], ex.tokens[0], "q"
+            )
+            fig.draw_without_rendering()
+            boxes = [label.get_window_extent() for label in fig.axes[1].texts]
+            for i, a in enumerate(boxes):
+                for b in boxes[:i]:
+                    assert not a.overlaps(b), (head, query)
+
+
 def test_weighted_values_figure_uses_the_books_axis_names(example):
     ex, probs, V, _ = example
     fig = plotting.weighted_values_figure(probs[0, 0, 2], V[0, 0], ex.tokens[0], "what")
     assert fig.axes[0].get_ylabel() == "key (attended to)"
     assert fig.axes[0].get_xlabel().startswith("attention probability")
-
-
-def test_merge_heads_figure_shows_each_head_then_the_merged_vector(gen):
-    heads = torch.randn(4, 2, generator=gen)
-    fig = plotting.merge_heads_figure(heads, heads.flatten(), "what")
-    fits_the_column(fig)
-    (ax,) = fig.axes
-    rows = {}  # the numbers printed in the cells, by height: heads, then merged
-    for text in ax.texts:
-        if text.get_text().lstrip("-")[:1].isdigit():
-            x, y = text.get_position()
-            rows.setdefault(y, []).append((x, text.get_text()))
-    expected = [f"{v:.2f}" for v in heads.flatten().tolist()]
-    assert len(rows) == 2
-    for cells in rows.values():
-        assert [number for _, number in sorted(cells)] == expected
 
 
 def test_head_contributions_figure_draws_a_row_per_head_and_their_sum(example):
@@ -105,8 +103,6 @@ BAD_INPUT = [
      "values", "(k_len, 2) = (5, 2)", "got (5, 1)"),
     (lambda: plotting.weighted_values_figure(-PROBS, VALUES, list("abcde")), ValueError,
      "probs", "probabilities in [0, 1]", "got values from -0.2 to -0.2"),
-    (lambda: plotting.merge_heads_figure(PIECES[:4, :2], PIECES[:4, :2].T.flatten() + 1),
-     ValueError, "merged", "the heads side by side", "holds other numbers"),
     (lambda: plotting.head_contributions_figure(PIECES, BIAS, torch.zeros(8)), ValueError,
      "output", "equal pieces.sum(0) + bias", "holds other numbers"),
     (lambda: plotting.head_contributions_figure(PIECES, BIAS[:4], PIECES.sum(0) + BIAS),

@@ -35,4 +35,6 @@ BAD_INPUT = [
      "got 5 query and 8 key tokens"),
     (lambda: plotting.weights_panels("maps", ["a"], ["b"], ["x"]), TypeError, "maps",
      "non-empty list of (q_len, k_len) tensors", "got str"),
+    (lambda: plotting.weights_panels([Z[None]], ["a"] * 6, ["b"] * 8, ["x"]), ValueError,
+     "maps[0]", "2-D", "got shape (1, 6, 8)"),
 ]  # fmt: skip

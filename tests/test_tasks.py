@@ -233,10 +233,3 @@ BAD_INPUT = [
     (lambda: training.Task("t", "x", (), ("w",), (2, 4), (4,), None), ValueError,
      "answers and seeds", "not be empty", "got ()"),
 ]  # fmt: skip
-
-
-@pytest.mark.parametrize(("call", "error", "name", "expected", "given"), BAD_INPUT)
-def test_bad_input_is_refused_with_a_clear_message(
-    fails_with, call, error, name, expected, given
-):
-    fails_with(call, error, name, expected, given)

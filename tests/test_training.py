@@ -147,10 +147,3 @@ BAD_INPUT = [
     (lambda: training.ToyModel(16, n_heads=3), ValueError, "n_heads", "divide d_model",
      "n_heads=3"),
 ]  # fmt: skip
-
-
-@pytest.mark.parametrize(("call", "error", "name", "expected", "given"), BAD_INPUT)
-def test_bad_input_is_refused_with_a_clear_message(
-    fails_with, call, error, name, expected, given
-):
-    fails_with(call, error, name, expected, given)

@@ -183,6 +183,14 @@ def formulas_drawn_differently(page) -> list:
     ]
 
 
+# Display formulas wider than the column: on a phone the reader would have to
+# scroll them sideways (they may, but the book writes them to fit).
+WIDE_FORMULAS = """() => [...document.querySelectorAll('.bd-article div.math')]
+    .filter(box => box.scrollWidth > box.clientWidth + 1)
+    .map(box => `${box.scrollWidth} px in ${box.clientWidth} px: `
+         + (box.querySelector('annotation') || box).textContent.trim().slice(0, 60))"""
+
+
 def overflow(page) -> list[str]:
     return page.evaluate(OVERFLOW) + page.evaluate(CUT_AT_LEFT)
 
@@ -194,7 +202,8 @@ def test_page_renders_offline(open_page, page_path):
     "good" threshold); no request leaves the site, nothing fails or logs an
     error, every explorer, formula and image renders, every image has a text
     alternative, and the page fits the window, on a 360 px phone and on a
-    laptop (wide tables, printouts and code scroll inside their own box); the
+    laptop (wide tables, printouts and code scroll inside their own box, and
+    every display formula fits a phone's column); the
     site's cut-down fonts have every character the page shows, and draw its
     formulas exactly as the whole math font does."""
     page, log = open_page(page_path, width=PHONE, height=800, slow=True)
@@ -221,6 +230,7 @@ def test_page_renders_offline(open_page, page_path):
     assert without_alt == [], f"images without alt text: {without_alt}"
     assert page.title(), "page has no title"
     assert overflow(page) == [], "\n".join(overflow(page))
+    assert page.evaluate(WIDE_FORMULAS) == []
     resize(page, DESKTOP)
     assert overflow(page) == [], "\n".join(overflow(page))
     whole_fonts = [url for url in log.requested if url.endswith(WHOLE_FONTS)]

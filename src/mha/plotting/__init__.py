@@ -8,19 +8,9 @@ here, as ``mha.plotting.<name>``.
 
 from mha.plotting.core import CMAP, BookFigure, display_attention, to_png
 from mha.plotting.costs import cost_counts_figure, timing_figure
-from mha.plotting.embeddings import (
-    head_split_figure,
-    positional_encoding_curves,
-    positional_encoding_heatmap,
-    qkv_heatmaps,
-)
+from mha.plotting.embeddings import head_split_figure, positional_encoding_curves
 from mha.plotting.fingerprint import fingerprint
-from mha.plotting.masks import mask_figure, mask_panels
-from mha.plotting.merge import (
-    head_contributions_figure,
-    merge_heads_figure,
-    weighted_values_figure,
-)
+from mha.plotting.merge import head_contributions_figure, weighted_values_figure
 from mha.plotting.pytorch import weights_panels
 from mha.plotting.scores import softmax_saturation_figure
 from mha.plotting.tokens import token_grid
@@ -35,12 +25,7 @@ __all__ = [
     "head_contributions_figure",
     "head_split_figure",
     "key_plane_figure",
-    "mask_figure",
-    "mask_panels",
-    "merge_heads_figure",
     "positional_encoding_curves",
-    "positional_encoding_heatmap",
-    "qkv_heatmaps",
     "softmax_saturation_figure",
     "timing_figure",
     "to_png",

@@ -1,4 +1,5 @@
-"""Figures of vectors: the positional-encoding table, Q/K/V, and the cut into heads."""
+"""Figures of vectors: columns of the positional-encoding table as curves, and one
+matrix cut into heads."""
 
 from __future__ import annotations
 
@@ -19,44 +20,6 @@ from mha.plotting.core import (
     BookFigure,
     heatmap,
 )
-
-
-def positional_encoding_heatmap(
-    table: torch.Tensor, *, annotate: bool | None = None
-) -> Figure:
-    """The positional-encoding table as a heatmap: one row per position.
-
-    Args:
-        table: ``(n_positions, d_model)``, e.g. ``mha.embedding.sinusoids(6, 8)``.
-        annotate: print each value in its cell; by default only when the table
-            has at most 64 cells.
-
-    Returns:
-        A figure with the heatmap and its colour bar; columns are labelled with
-        the feature index and whether it holds a sine or a cosine.
-    """
-    table = as_matrix("table", table, 2)
-    n_positions, d_model = table.shape
-    if n_positions == 0 or d_model == 0:
-        raise ValueError(f"table must not be empty, got shape {tuple(table.shape)}")
-    if annotate is None:
-        annotate = table.numel() <= 64
-    width = min(7.0, 1.6 + 0.62 * d_model)
-    height = min(6.0, 1.3 + (0.42 if annotate else 0.12) * n_positions)
-    fig = BookFigure(figsize=(width, height), layout="constrained")
-    ax = fig.subplots()
-    image = heatmap(ax, table, -1.0, 1.0, annotate=annotate)
-    labels = [f"{j}\n{'sin' if j % 2 == 0 else 'cos'}" for j in range(d_model)]
-    ax.set_xticks(range(d_model), labels=labels, fontsize=9)
-    if n_positions <= 12:
-        ax.set_yticks(
-            range(n_positions), labels=[str(p) for p in range(n_positions)], fontsize=9
-        )
-    ax.set_xlabel("feature (column of the table)", fontsize=10)
-    ax.set_ylabel("position", fontsize=10)
-    ax.tick_params(length=0)
-    fig.colorbar(image, ax=ax, label="PE value")
-    return fig
 
 
 def _wavelength_text(wavelength: float) -> str:
@@ -120,58 +83,6 @@ def positional_encoding_curves(table: torch.Tensor, dims: Sequence[int]) -> Figu
         ncols=min(2, len(dims)),
         frameon=False,
     )
-    return fig
-
-
-def qkv_heatmaps(
-    Q: torch.Tensor,
-    K: torch.Tensor,
-    V: torch.Tensor,
-    tokens: Sequence[str],
-    *,
-    annotate: bool | None = None,
-) -> Figure:
-    """Q, K and V of one sentence side by side, on one shared colour scale.
-
-    Args:
-        Q, K, V: ``(seq_len, d_model)`` each, e.g. ``Q[0]``, ``K[0]`` and ``V[0]``
-            for sentence 0.
-        tokens: ``seq_len`` labels for the rows.
-        annotate: print each value in its cell (9-point numbers at one
-            decimal); by default only when the cells are wide enough for them.
-
-    Returns:
-        Three heatmaps titled ``Q``, ``K``, ``V`` (rows = tokens, columns =
-        features) and one colour bar, as wide as the text column.
-    """
-    mats = {
-        "Q": as_matrix("Q", Q, 2),
-        "K": as_matrix("K", K, 2),
-        "V": as_matrix("V", V, 2),
-    }
-    if not mats["Q"].shape == mats["K"].shape == mats["V"].shape:
-        raise ValueError(
-            "Q, K and V must have the same shape (seq_len, d_model), got "
-            + ", ".join(str(tuple(m.shape)) for m in mats.values())
-        )
-    seq_len, d_model = mats["Q"].shape
-    check_labels("tokens", tokens, seq_len, "rows of Q, K and V")
-    if annotate is None:
-        # About 5.5 inches are left for the three panels; "-0.5" needs 0.35 inch at 9 points.
-        annotate = 5.5 / (3 * d_model) >= 0.35 and seq_len <= 12
-    limit = max(float(m.abs().max()) for m in mats.values()) or 1.0
-    fig = BookFigure(figsize=(COLUMN_WIDTH, 0.4 * seq_len + 1.2), layout="constrained")
-    axes = fig.subplots(1, 3, sharey=True)
-    for ax, (name, matrix) in zip(axes, mats.items(), strict=True):
-        image = heatmap(ax, matrix, -limit, limit, annotate=annotate, fmt="{:.1f}")
-        ax.set_title(name, fontsize=11)
-        ax.set_xticks(
-            range(d_model), labels=[str(j) for j in range(d_model)], fontsize=9
-        )
-        ax.set_xlabel("feature", fontsize=10)
-        ax.tick_params(length=0)
-    axes[0].set_yticks(range(seq_len), labels=list(tokens), fontsize=10)
-    fig.colorbar(image, ax=axes.tolist(), shrink=0.9, label="value")
     return fig
 
 

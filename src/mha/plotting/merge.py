@@ -1,6 +1,5 @@
 """Figures of weighting and merging: one query's output as a weighted average of
-the values, the heads merged into one vector, and the output projection as a
-sum over the heads."""
+the values, and the output projection of the merged heads as a sum over the heads."""
 
 from __future__ import annotations
 
@@ -8,7 +7,6 @@ from collections.abc import Sequence
 
 import torch
 from matplotlib.figure import Figure
-from matplotlib.patches import Rectangle
 
 from mha._checks import as_matrix, check_labels
 from mha.plotting.core import (
@@ -19,19 +17,6 @@ from mha.plotting.core import (
     BookFigure,
     heatmap,
 )
-
-# Light fills for the heads (Okabe–Ito tints), each with its own hatch for greyscale.
-HEAD_FILLS = (
-    "#f5c89a",
-    "#a9d4f2",
-    "#8fd6c0",
-    "#e6bcd5",
-    "#f9e08f",
-    "#c7c7c7",
-    "#b8b8e0",
-    "#e0d0a0",
-)
-HEAD_HATCHES = ("", "//", "..", "xx", "\\\\", "++", "--", "oo")
 
 
 def weighted_values_figure(
@@ -137,115 +122,31 @@ def weighted_values_figure(
     ax_v.legend(
         fontsize=9, loc="upper center", bbox_to_anchor=(0.5, -0.2), markerscale=0.6
     )
+    _separate(fig, ax_v.texts)
     return fig
 
 
-def merge_heads_figure(
-    heads: torch.Tensor, merged: torch.Tensor, token: str = ""
-) -> Figure:
-    """Where each head's output lands in the merged vector of one token.
-
-    Top, the ``n_heads`` outputs of one token, ``d_key`` numbers each; bottom,
-    the merged vector of ``n_heads * d_key`` features. Each head has its own
-    fill and hatch, and a line joins it to its slice.
-
-    Args:
-        heads: ``(n_heads, d_key)``, e.g. ``A[0, :, 2]`` (one token, every head).
-        merged: ``(n_heads * d_key,)``, the same token after merging, e.g.
-            ``merged[0, 2]``; must be the heads laid side by side.
-        token: the token's label, for the title.
-    """
-    heads = as_matrix("heads", heads, 2)
-    merged = as_matrix("merged", merged, 1)
-    n_heads, d_key = heads.shape
-    if n_heads > len(HEAD_FILLS):
-        raise ValueError(
-            f"heads can have at most {len(HEAD_FILLS)} rows, got {n_heads}"
-        )
-    if merged.numel() != n_heads * d_key:
-        raise ValueError(
-            f"merged must have n_heads * d_key = {n_heads * d_key} features for heads of "
-            f"shape {tuple(heads.shape)}, got shape {tuple(merged.shape)}"
-        )
-    if not torch.allclose(merged, heads.reshape(-1)):
-        raise ValueError(
-            "merged must hold the heads side by side (head 0 first), "
-            "as merge_heads gives; it holds other numbers"
-        )
-
-    gap = 0.6  # space between two heads in the top row
-    fig = BookFigure(
-        figsize=(min(COLUMN_WIDTH, max(6.0, 0.95 * n_heads * d_key + 1.5)), 3.0),
-        layout="constrained",
-    )
-    ax = fig.subplots()
-
-    def cell(x, y, value, head):
-        ax.add_patch(
-            Rectangle(
-                (x, y),
-                0.92,
-                0.8,
-                facecolor=HEAD_FILLS[head],
-                edgecolor="#222222",
-                hatch=HEAD_HATCHES[head],
-                linewidth=1.0,
+def _separate(fig: Figure, labels: list) -> None:
+    """Move each label that covers an earlier one up or down, away from it,
+    until it covers none (two values close together would print their words
+    one over the other)."""
+    fig.draw_without_rendering()
+    to_points = 72 / fig.dpi
+    for i, label in enumerate(labels):
+        for _ in range(len(labels)):
+            box = label.get_window_extent()
+            hit = next(
+                (o for o in labels[:i] if box.overlaps(o.get_window_extent())), None
             )
-        )
-        ax.text(
-            x + 0.46,
-            y + 0.4,
-            f"{value:.2f}",
-            ha="center",
-            va="center",
-            fontsize=10,
-            bbox=dict(
-                boxstyle="round,pad=0.25",
-                facecolor="white",
-                edgecolor="none",
-                alpha=0.85,
-            ),
-        )
-
-    top_width = n_heads * d_key + (n_heads - 1) * gap
-    shift = (top_width - n_heads * d_key) / 2  # centre the bottom row under the top one
-    for h in range(n_heads):
-        x0 = h * (d_key + gap)
-        for f in range(d_key):
-            cell(x0 + f, 2.2, float(heads[h, f]), h)
-            cell(shift + h * d_key + f, 0.0, float(merged[h * d_key + f]), h)
-        ax.text(x0 + d_key / 2, 3.15, f"head {h}", ha="center", fontsize=10)
-        ax.plot(
-            [x0 + d_key / 2, shift + h * d_key + d_key / 2],
-            [2.15, 0.85],
-            color="#555555",
-            linewidth=1.0,
-        )
-        ax.text(
-            shift + h * d_key + d_key / 2,
-            -0.35,
-            f"features {h * d_key}–{(h + 1) * d_key - 1}",
-            ha="center",
-            va="top",
-            fontsize=9,
-        )
-    ax.text(
-        -0.3,
-        2.6,
-        f"per head\n({n_heads}, {d_key})",
-        ha="right",
-        va="center",
-        fontsize=10,
-    )
-    ax.text(
-        -0.3, 0.4, f"merged\n({n_heads * d_key},)", ha="right", va="center", fontsize=10
-    )
-    ax.set_xlim(-2.2, top_width + 0.2)
-    ax.set_ylim(-0.9, 3.5)
-    ax.set_axis_off()
-    if token:
-        ax.set_title(f"Merging the heads of the token '{token}'", fontsize=11)
-    return fig
+            if hit is None:
+                break
+            other = hit.get_window_extent()
+            if box.y0 + box.y1 < other.y0 + other.y1:  # below it: further down
+                shift = other.y0 - box.y1 - 1
+            else:
+                shift = other.y1 - box.y0 + 1
+            x, y = label.xyann
+            label.xyann = (x, y + shift * to_points)
 
 
 def head_contributions_figure(

@@ -390,16 +390,16 @@ def main(names: list[str]) -> None:
         f"torch {torch.__version__} ({torch.get_num_threads()} threads).\n"
     )
     parts = [header]
+    results = ROOT / "benchmarks" / "RESULTS.md"
     for name in names:
         print(f"running {name} …", file=sys.stderr, flush=True)
         parts.append(SECTIONS[name]())
-    report = "\n".join(parts)
-    print(report)
-    results = ROOT / "benchmarks" / "RESULTS.md"
-    if names == list(SECTIONS) or not results.exists():
-        results.write_text(report)
-    else:  # only some sections: replace those (and the header) in the last report
-        results.write_text(replace_sections(results.read_text(), parts))
+        # Written after every section, so a section that fails keeps the others.
+        if names == list(SECTIONS) or not results.exists():
+            results.write_text("\n".join(parts))
+        else:  # only some sections: replace those (and the header) in the last report
+            results.write_text(replace_sections(results.read_text(), parts))
+    print("\n".join(parts))
 
 
 def replace_sections(report: str, sections: list[str]) -> str:

@@ -394,12 +394,14 @@ def main(names: list[str]) -> None:
     for name in names:
         print(f"running {name} …", file=sys.stderr, flush=True)
         parts.append(SECTIONS[name]())
-        # Written after every section, so a section that fails keeps the others.
-        if names == list(SECTIONS) or not results.exists():
-            results.write_text("\n".join(parts))
-        else:  # only some sections: replace those (and the header) in the last report
+        # Each section replaces its own in the last report as soon as it is
+        # measured, so a section that fails loses none of the others.
+        if results.exists():
             results.write_text(replace_sections(results.read_text(), parts))
-    print("\n".join(parts))
+    report = "\n".join(parts)
+    print(report)
+    if names == list(SECTIONS) or not results.exists():
+        results.write_text(report)  # every section: no stale one left over
 
 
 def replace_sections(report: str, sections: list[str]) -> str:

@@ -1,16 +1,20 @@
 """The running example: three sentences, d_model = 8, four heads.
 
 Every chapter starts with ``ex = running_example()`` so that every chapter
-prints the same numbers. The layers are seeded, in eval mode, and their
+prints the same numbers. Its layer is a *trained* one: the embeddings and the
+attention layer of the model the book trains to copy the previous word
+(:data:`~mha.training.task.PREVIOUS_WORD`, four heads, shipped with the
+package), so its attention maps mean something from the first one on. With
+``weights="random"`` the layers are seeded random draws instead, the layer
+before any training. Either way the layers are in eval mode and their
 parameters do not require gradients (nothing is trained on this page), so
 printed tensors carry no ``grad_fn``.
 
-The example is drawn and computed in float64. Processors add numbers up in
-different orders (AVX-512, AVX2 and ARM kernels), and even PyTorch's float32
-random draws differ in their last bit from one to another: enough to flip a
-printed digit now and then. float64 draws are the same everywhere, and float64
-sums differ only near the sixteenth digit, so every number the book prints
-is the same on every machine.
+The example computes in float64. Processors add numbers up in different
+orders (AVX-512, AVX2 and ARM kernels): float64 sums differ only near the
+sixteenth digit, so every number the book prints is the same on every
+machine. The trained weights are read from a file, the random ones drawn in
+float64 (PyTorch's float32 draws differ in their last bit between processors).
 """
 
 from __future__ import annotations
@@ -19,22 +23,25 @@ from dataclasses import dataclass
 
 import torch
 
+from mha._checks import check_choice, check_int
 from mha.attention import MultiHeadAttention
+from mha.defaults import (
+    D_MODEL,
+    DROPOUT,
+    DTYPE,
+    MAX_LENGTH,
+    N_HEADS,
+    SEED,
+    SENTENCES,
+)
 from mha.embedding import Embeddings, PositionalEncoding
 from mha.text import Vocab
+from mha.training import PREVIOUS_WORD, load
 
-#: The book's three sentences, in the order of the batch.
-SENTENCES = (
-    "I wonder what will come next!",
-    "This is a basic example paragraph.",
-    "Hello, what is a basic split?",
-)
-D_MODEL = 8
-N_HEADS = 4
-MAX_LENGTH = 10
-DROPOUT = 0.1
-SEED = 0
-DTYPE = torch.float64
+__all__ = ["SENTENCES", "WEIGHTS", "RunningExample", "running_example"]
+
+#: What the running example's layer can hold: the trained layer, or random draws.
+WEIGHTS = ("trained", "random")
 
 
 @dataclass(frozen=True)
@@ -49,8 +56,8 @@ class RunningExample:
         embed: the :class:`~mha.embedding.Embeddings` table.
         position: the :class:`~mha.embedding.PositionalEncoding`.
         X: embedded and position-encoded input, ``(3, 6, 8)``, float64.
-        attention: the seeded :class:`~mha.attention.MultiHeadAttention`
-            (eval mode, float64).
+        attention: the :class:`~mha.attention.MultiHeadAttention` (eval
+            mode, float64), trained or random.
     """
 
     sentences: tuple[str, ...]
@@ -75,15 +82,27 @@ class RunningExample:
         return self.attention.d_key
 
 
-def running_example(n_heads: int = N_HEADS, seed: int = SEED) -> RunningExample:
+def running_example(
+    n_heads: int = N_HEADS, weights: str = "trained", seed: int = SEED
+) -> RunningExample:
     """Build the running example, identical on every call with the same arguments.
 
-    The attention layer's weights are drawn from their own seed, so they do
-    not depend on the vocabulary's size; changing ``n_heads`` keeps the same
-    ``Wq, Wk, Wv, Wo`` (their shapes do not depend on it) and only changes how
-    their outputs are cut into heads. Everything is float64, whatever
-    PyTorch's default dtype is.
+    Args:
+        n_heads: how the layer's outputs are cut into heads. The weights do
+            not depend on it (their shapes are the same for every head
+            count): another ``n_heads`` keeps the same ``Wq, Wk, Wv, Wo``,
+            which were trained with four heads.
+        weights: ``"trained"``, the embeddings and attention layer of the
+            shipped previous-word model (four heads, seed 0), or
+            ``"random"``, seeded draws: the layer before training.
+        seed: the seed of the random draws (``weights="random"`` only).
+
+    Everything is float64, whatever PyTorch's default dtype is; the position
+    code and the layer apply dropout 0.1 in training mode (the example is in
+    eval mode).
     """
+    check_choice("weights", weights, WEIGHTS)
+    check_int("seed", seed, minimum=0)
     vocab = Vocab.from_corpus(SENTENCES)
     ids, _ = vocab.encode_batch(SENTENCES)  # (3, 6): every sentence has six tokens
     torch.manual_seed(seed)
@@ -93,6 +112,10 @@ def running_example(n_heads: int = N_HEADS, seed: int = SEED) -> RunningExample:
     )
     torch.manual_seed(seed + 1)
     attention = MultiHeadAttention(D_MODEL, n_heads, dropout=DROPOUT, dtype=DTYPE)
+    if weights == "trained":
+        model = load(PREVIOUS_WORD, n_heads=N_HEADS, dtype=DTYPE)
+        embed.load_state_dict(model.embed.state_dict())
+        attention.load_state_dict(model.attention.state_dict())
     for module in (embed, position, attention):
         module.eval().requires_grad_(False)
     X = position(embed(ids))  # (3, 6, 8)

@@ -32,8 +32,9 @@ class Settings:
         mask: ``"none"``, ``"causal"`` or ``"padding"``.
         n_pad: with the padding mask, how many trailing tokens are replaced
             by ``<pad>`` (and blocked as keys).
-        weights: ``"random"`` (the running example's seeded layer) or
-            ``"trained"`` (the previous-word model of the trained-heads chapter).
+        weights: ``"random"`` (the running example's layer before training,
+            seeded draws) or ``"trained"`` (the previous-word model trained
+            with this many heads; with four, the running example's layer).
     """
 
     sentence: str = SENTENCES[0]
@@ -64,7 +65,7 @@ def sentence_tokens(sentence: str) -> list[str]:
 def _layers(n_heads: int, weights: str):
     """The running example and, for trained weights, the shipped model (both float64)."""
     model = load(PREVIOUS_WORD, n_heads, dtype=DTYPE) if weights == "trained" else None
-    return running_example(n_heads), model
+    return running_example(n_heads, weights="random"), model
 
 
 def attention_maps(settings: Settings) -> tuple[list[str], torch.Tensor]:

@@ -22,7 +22,7 @@ from torch.nn import functional as F
 
 from mha._checks import check_choice, check_int, check_number
 from mha._threads import one_thread
-from mha.example import D_MODEL
+from mha.defaults import D_MODEL
 from mha.training.measures import behaviour
 from mha.training.model import HEAD_COUNTS, ToyModel
 from mha.training.task import IGNORE, Task, check_task

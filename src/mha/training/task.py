@@ -20,7 +20,7 @@ from pathlib import Path
 import torch
 
 from mha._checks import check_int
-from mha.example import MAX_LENGTH, SENTENCES
+from mha.defaults import MAX_LENGTH, SENTENCES
 from mha.text import Vocab, tokenize
 
 IGNORE = -100  # the target cross_entropy skips (a position with nothing to answer)

@@ -1,31 +1,56 @@
 """What the plotting tests read off a figure, and the rule every figure of the
-book keeps: it fits the text column."""
+book keeps: it fits the text column, and its text stays legible on a phone."""
 
 from __future__ import annotations
 
 import torch
-from matplotlib.text import Text
 
-from mha.plotting.core import COLUMN_WIDTH, SMALLEST_TEXT
+from mha.plotting.screens import (
+    COLUMN_WIDTH,
+    PHONE_WIDTH,
+    SMALLEST_PX,
+    SMALLEST_TEXT,
+    shown_px,
+    texts as drawn_texts,
+)
 
 
-def fits_the_column(fig) -> None:
-    """``fig`` is at most as wide as the page's text column and draws no text
-    smaller than the book's smallest (both set in :mod:`mha.plotting.core`)."""
+def _whole_and_readable(fig, widest: float) -> None:
     width, _ = fig.get_size_inches()
-    assert width <= COLUMN_WIDTH + 1e-9, f"{width:.2f} inches wide"
-    fig.draw_without_rendering()  # lays the figure out: every text in its place
+    assert width <= widest + 1e-9, f"{width:.2f} inches wide"
+    drawn = drawn_texts(fig)  # (lays the figure out: every text in its place)
     small = sorted(
-        {
-            (text.get_text(), text.get_fontsize())
-            for text in fig.findobj(Text)
-            if text.get_visible()
-            and text.get_text()
-            and text.get_figure() is fig
-            and text.get_fontsize() < SMALLEST_TEXT
-        }
+        {(t.get_text(), t.get_fontsize()) for t in drawn if t.get_fontsize() < SMALLEST_TEXT}
     )
     assert not small, f"text smaller than {SMALLEST_TEXT} points: {small[:5]}"
+    box = fig.bbox
+    cut = [
+        t.get_text()
+        for t in drawn
+        if not (
+            (extent := t.get_window_extent()).x0 >= box.x0 - 1
+            and extent.x1 <= box.x1 + 1
+            and extent.y0 >= box.y0 - 1
+            and extent.y1 <= box.y1 + 1
+        )
+    ]
+    assert not cut, f"text cut off at the figure's edge: {cut[:5]}"
+
+
+def fits_the_column(fig, phone: bool = True) -> None:
+    """``fig`` is at most as wide as the page's text column, draws no text
+    smaller than the book's smallest or cut off at its edges, and (unless
+    ``phone`` is false) reads on a phone: its own text, or its phone layout's
+    (``fig.phone``, at most ``PHONE_WIDTH`` wide), is at least ``SMALLEST_PX``
+    CSS pixels tall in a phone's column (all set in :mod:`mha.plotting.screens`)."""
+    _whole_and_readable(fig, COLUMN_WIDTH)
+    if not phone:
+        return
+    phone = getattr(fig, "phone", None)
+    if phone is not None:
+        _whole_and_readable(phone, PHONE_WIDTH)
+    shown = shown_px(fig if phone is None else phone)
+    assert shown >= SMALLEST_PX, f"text {shown:.1f} px tall on a phone"
 
 
 def heatmaps(fig) -> list:

@@ -1,5 +1,7 @@
-"""What every figure of the book shares: the palette, the annotated heatmap,
-:func:`display_attention`, and the figure's fingerprint.
+"""What every figure of the book shares: the palette (the colour map, each
+head's colour), the look of a blocked key, the annotated heatmap,
+:func:`display_attention`, and the figure's two forms (a PNG for each screen,
+and the fingerprint nbval compares).
 
 Figures are ``matplotlib.figure.Figure`` objects made without pyplot, so a
 notebook shows each one once (as the cell's result) and nothing stays open in
@@ -9,24 +11,43 @@ from 0 to 1, so it reads in greyscale and with colour-vision deficiencies.
 
 from __future__ import annotations
 
+import base64
 import io
+import textwrap
 from collections.abc import Sequence
 
 import torch
 from matplotlib.colors import PowerNorm
 from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+from matplotlib.ticker import FuncFormatter
 from PIL import Image
 
 from mha._checks import as_matrix, check_int, check_tokens
 from mha.plotting.fingerprint import fingerprint
+from mha.plotting.screens import (
+    COLUMN_WIDTH,
+    PHONE_SCREEN,
+    SMALLEST_TEXT,
+    for_every_screen,
+)
+
+__all__ = [
+    "BLOCKED",
+    "CMAP",
+    "COLOURS",
+    "COLUMN_WIDTH",
+    "HEAD_COLOURS",
+    "PHONE_MIME",
+    "AttentionFigure",
+    "BookFigure",
+    "display_attention",
+    "head_colour",
+    "heatmap",
+    "to_png",
+]
 
 CMAP = "cividis"
-#: The width of the page's text column in inches, at the figures' 100 dpi. A
-#: figure at most this wide is shown at its own size, its text as drawn.
-COLUMN_WIDTH = 7.2
-#: The smallest text a figure draws, in points (tick labels, legends, the
-#: numbers printed in cells).
-SMALLEST_TEXT = 9
 #: Okabe–Ito colours, distinguishable with every common colour-vision deficiency.
 COLOURS = (
     "#0072B2",
@@ -38,6 +59,9 @@ COLOURS = (
     "#000000",
     "#F0E442",
 )
+#: Each head's colour, the same in every figure and diagram of the book: head 0
+#: blue, head 1 vermilion, head 2 green, head 3 purple, and so on.
+HEAD_COLOURS = COLOURS
 #: A marker and a line style for each colour, so that lines also read in greyscale.
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 LINE_STYLES = (
@@ -54,6 +78,24 @@ LINE_STYLES = (
 QUERY_AXIS = "query (attending)"
 KEY_AXIS = "key (attended to)"
 PROBABILITY = "attention probability"
+#: A blocked key (masked out): a neutral light grey that the colour map never
+#: takes, thin diagonal lines over it, and no number; legends name it ``"blocked"``.
+BLOCKED = "blocked"
+BLOCKED_FACE = "#dddddd"
+BLOCKED_LINES = "#8f8f8f"
+BLOCKED_HATCH = "///"
+#: A NaN (what PyTorch returns for a query with every key blocked): ``"NaN"``
+#: printed in its cell, on white (or on the blocked look if it is blocked).
+NAN_TEXT = "NaN"
+#: The notebook output type that holds a figure's phone layout (a ``<source>``
+#: of a ``<picture>``, the PNG in it as a ``data:`` URL); the book's build
+#: reads it, Jupyter shows the desk's PNG.
+PHONE_MIME = "application/vnd.mha.figure.phone+html"
+
+
+def head_colour(head: int) -> str:
+    """The colour of head ``head`` (its title, its frame, its columns)."""
+    return HEAD_COLOURS[head % len(HEAD_COLOURS)]
 
 
 def line_style(i: int) -> dict:
@@ -65,6 +107,15 @@ def line_style(i: int) -> dict:
     }
 
 
+def _png_base64(fig: Figure) -> str:
+    return base64.b64encode(to_png(fig, dpi=2 * fig.dpi, colours=256)).decode()
+
+
+def _size(fig: Figure) -> tuple[int, int]:
+    width, height = (fig.get_size_inches() * fig.dpi).round().astype(int)
+    return int(width), int(height)
+
+
 class BookFigure(Figure):
     """A matplotlib Figure that shows itself as a PNG in Jupyter without pyplot
     (drawn at twice its resolution, for high-resolution screens).
@@ -74,14 +125,34 @@ class BookFigure(Figure):
     compares the text, so a stored picture that no longer matches what the
     code draws fails validation, while rendering differences between machines
     (antialiasing, the last bits of a float) do not.
+
+    Attributes:
+        phone: the same figure drawn for a phone's column (see
+            :mod:`mha.plotting.screens`), or ``None`` when this one stays
+            legible there. The notebook stores it too (:data:`PHONE_MIME`); its
+            fingerprint is part of this figure's.
     """
+
+    phone: Figure | None = None
 
     def _repr_png_(self) -> tuple[bytes, dict[str, int]]:
         # Drawn at twice the resolution and shown at the figure's own size, so
         # that it is sharp on high-resolution screens.
-        width, height = (self.get_size_inches() * self.dpi).round().astype(int)
+        width, height = _size(self)
         sharp = to_png(self, dpi=2 * self.dpi, colours=256)
-        return sharp, {"width": int(width), "height": int(height)}
+        return sharp, {"width": width, "height": height}
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> tuple[dict, dict]:
+        width, height = _size(self)
+        data = {"image/png": _png_base64(self), "text/plain": repr(self)}
+        if self.phone is not None:
+            phone_width, phone_height = _size(self.phone)
+            data[PHONE_MIME] = (
+                f'<source media="(max-width: {PHONE_SCREEN}px)" '
+                f'srcset="data:image/png;base64,{_png_base64(self.phone)}" '
+                f'width="{phone_width}" height="{phone_height}">'
+            )
+        return data, {"image/png": {"width": width, "height": height}}
 
     def __repr__(self) -> str:
         return fingerprint(self)
@@ -103,7 +174,7 @@ class AttentionFigure(BookFigure):
         label the left column and keys the bottom row only (fewer tick labels
         also make the figure much faster to draw). Returns the axes (x or y,
         ``matplotlib.axis.Axis``) that carry labels."""
-        n_rows = len(self.maps) // self.n_cols
+        n_rows = -(-len(self.maps) // self.n_cols)
         labelled = []
         for head, image in enumerate(self.maps):
             row, col = divmod(head, self.n_cols)
@@ -154,6 +225,13 @@ def _number(value: float, fmt: str) -> str:
     return text[1:] if text.startswith("-") and float(text) == 0 else text  # no "-0.00"
 
 
+def room_for(text: str, fontsize: float = SMALLEST_TEXT) -> float:
+    """How wide, in inches, a cell must be to hold ``text`` (digits, points and
+    signs) at ``fontsize`` points, with a little room on each side."""
+    ems = sum(0.32 if char in ".,-" else 0.64 for char in text)  # DejaVu Sans' widths
+    return ems * fontsize / 72 + 0.08
+
+
 def heatmap(
     ax,
     matrix: torch.Tensor,
@@ -165,33 +243,91 @@ def heatmap(
     fontsize: float = SMALLEST_TEXT,
     cmap: str = CMAP,
     norm=None,
+    blocked: torch.Tensor | None = None,
 ):
     """Draw ``matrix (rows, cols)`` as an image on the colour scale ``[vmin, vmax]``
     (or ``norm``, a matplotlib normalisation that holds its own limits).
 
     With ``annotate``, each value is printed in its cell, dark on the light half
-    of the colour map and white on the dark half; NaN cells are left empty.
-    Returns the image (for a colour bar).
+    of the colour map and white on the dark half. ``blocked`` (bool,
+    ``(rows, cols)``, ``True`` where the key is blocked) cells are drawn in the
+    book's look for a blocked key (:data:`BLOCKED_FACE`, hatched, no number);
+    NaN cells print :data:`NAN_TEXT`. Returns the image (for a colour bar).
     """
+    hidden = matrix.isnan()
+    if blocked is not None:
+        hidden = hidden | blocked
     scale = {"norm": norm} if norm is not None else {"vmin": vmin, "vmax": vmax}
+    shown = matrix.masked_fill(hidden, float("nan"))  # drawn by the patches below
     image = ax.imshow(
-        matrix.numpy(), cmap=cmap, aspect="auto", interpolation="nearest", **scale
+        shown.numpy(), cmap=cmap, aspect="auto", interpolation="nearest", **scale
     )
-    if annotate:
-        for i, row in enumerate(matrix.tolist()):
-            for j, value in enumerate(row):
-                if value == value:  # not NaN
-                    light = float(image.norm(value)) > 0.5
-                    ax.text(
-                        j,
-                        i,
-                        _number(value, fmt),
-                        ha="center",
-                        va="center",
-                        fontsize=fontsize,
-                        color="black" if light else "white",
-                    )
+    for i, j in hidden.nonzero().tolist():
+        is_blocked = blocked is not None and bool(blocked[i, j])
+        ax.add_patch(
+            Rectangle(
+                (j - 0.5, i - 0.5),
+                1,
+                1,
+                facecolor=BLOCKED_FACE if is_blocked else "white",
+                edgecolor=BLOCKED_LINES,
+                hatch=BLOCKED_HATCH if is_blocked else None,
+                linewidth=0 if is_blocked else 0.8,
+            )
+        )
+    for i, row in enumerate(matrix.tolist()):
+        for j, value in enumerate(row):
+            if annotate and value == value and not bool(hidden[i, j]):
+                light = float(image.norm(value)) > 0.5
+                ax.text(
+                    j,
+                    i,
+                    _number(value, fmt),
+                    ha="center",
+                    va="center",
+                    fontsize=fontsize,
+                    color="black" if light else "white",
+                )
+    # "NaN" in each NaN cell, or once over each run of NaN cells in a row when
+    # a cell is too narrow for it (the axes' size is known: a fixed layout).
+    cell = ax.get_position().width * ax.get_figure().get_figwidth() / matrix.size(1)
+    for i, row in enumerate(matrix.isnan().tolist()):
+        runs, j = [], 0
+        while j < len(row):
+            if not row[j]:
+                j += 1
+                continue
+            end = j + 1
+            while end < len(row) and row[end] and cell < room_for(NAN_TEXT + "W"):
+                end += 1
+            runs.append((j, end))
+            j = end
+        for start, end in runs:
+            ax.text(
+                (start + end - 1) / 2,
+                i,
+                NAN_TEXT,
+                ha="center",
+                va="center",
+                fontsize=fontsize,
+                fontweight="bold",
+                color="black",
+                bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5},
+            )
     return image
+
+
+def blocked_swatch() -> Rectangle:
+    """A legend's handle for a blocked key."""
+    return Rectangle(
+        (0, 0),
+        1,
+        1,
+        facecolor=BLOCKED_FACE,
+        edgecolor=BLOCKED_LINES,
+        hatch=BLOCKED_HATCH,
+        linewidth=0,
+    )
 
 
 def probability_scale():
@@ -205,11 +341,195 @@ def probability_scale():
 
 
 PROBABILITY_TICKS = (0.0, 0.05, 0.2, 0.4, 0.6, 0.8, 1.0)
+#: The ticks of a phone layout's colour bar, which lies across the figure.
+PHONE_PROBABILITY_TICKS = (0.0, 0.05, 0.2, 0.5, 1.0)
 
 
 # --- Attention maps ------------------------------------------------------------------
 
 
+def blocked_keys(mask, shape: tuple[int, int, int], name: str = "mask") -> torch.Tensor:
+    """``mask`` (the package's convention: ``True`` or 1 = may attend,
+    broadcastable to ``shape``, ``(n_maps, q_len, k_len)``) as a bool tensor of
+    ``shape``, ``True`` where the key is blocked."""
+    if not isinstance(mask, torch.Tensor):
+        raise TypeError(
+            f"{name} must be a torch.Tensor (True or 1 = may attend), "
+            f"got {type(mask).__name__}"
+        )
+    try:
+        allowed = torch.broadcast_to(mask.detach().cpu(), shape)
+    except RuntimeError:
+        raise ValueError(
+            f"{name} must be broadcastable to (n_heads, q_len, k_len) = {shape} "
+            f"(one sequence's mask, e.g. causal_mask(q_len)), got shape "
+            f"{tuple(mask.shape)}"
+        ) from None
+    return ~allowed.bool()
+
+
+def check_blocked_are_empty(
+    maps: torch.Tensor, blocked: torch.Tensor, name: str = "mask"
+) -> None:
+    """Every key ``blocked`` (bool, like ``maps (n, q_len, k_len)``) holds no
+    weight in ``maps`` (0, or NaN). ``name``: the argument that gave the mask;
+    with ``"masks"``, one mask per map (``masks[n]``)."""
+    leak = maps.masked_fill(~blocked, 0).nan_to_num(0.0).abs()
+    if bool((leak > 1e-6).any()):
+        n, i, j = (int(v) for v in (leak == leak.max()).nonzero()[0])
+        given = f"{name}[{n}]" if name == "masks" else name
+        raise ValueError(
+            f"{given} must block only keys that get no weight: it blocks key {j} "
+            f"of query {i}, which holds {float(maps[n, i, j]):.3g} in map {n} "
+            f"(another sequence's mask, or another convention's? True or 1 = "
+            f"may attend)"
+        )
+
+
+def attention_grid(
+    maps: torch.Tensor,
+    query_tokens: Sequence[str],
+    key_tokens: Sequence[str],
+    titles: Sequence[str],
+    n_rows: int,
+    n_cols: int,
+    *,
+    blocked: torch.Tensor | None = None,
+    annotate: bool | None = None,
+    title: str | None = None,
+    colours: Sequence[str] | None = None,
+    head_size: float = 2.3,
+    figsize: tuple[float, float] | None = None,
+    width: float | None = None,
+    dpi: int = 100,
+) -> AttentionFigure:
+    """The book's attention maps: ``maps (n, q_len, k_len)`` in a grid of
+    ``n_rows`` by ``n_cols`` labelled panels on the square-root scale, one
+    colour bar, blocked keys (``blocked``, bool, like ``maps``) in their own
+    look with a legend that names them. The layout is fixed from the labels'
+    lengths (much faster than matplotlib's constrained layout, which matters
+    for the explorers). Narrower than 5.5 inches (a phone's layout), the
+    colour bar lies under the panels."""
+    n, q_len, k_len = maps.shape
+    char = 0.09  # inches per character of a 9-point tick label, wide ones (<, >, m, w) included
+    left = 0.45 + char * max(len(t) for t in query_tokens)
+    bottom = 0.35 + char * max(len(t) for t in key_tokens)
+    phone = width is not None and width < 5.5
+    if width is not None and figsize is None:  # titles wrapped to their panel's width
+        panel = (width - left - (0.0 if phone else 1.0) - (n_cols - 1) * 0.15) / n_cols
+        titles = ["\n".join(_wrap(t, int(panel / 0.08))) for t in titles]
+    if title and width is not None and figsize is None:
+        title = "\n".join(_wrap(title, int(width / 0.09)))
+    lines = max(t.count("\n") + 1 for t in titles)
+    title_lines = title.count("\n") + 1 if title else 0
+    top, gap, head_title = 0.05 + 0.3 * title_lines, 0.15, 0.12 + 0.18 * lines
+    bar = 0.0 if phone else 1.0  # room right of the panels
+    under = 0.75 if phone else 0.0  # room under them
+    rows_h = lambda cell_h: n_rows * (head_title + cell_h) + (n_rows - 1) * gap  # noqa: E731
+    if figsize is not None:
+        width, height = figsize
+        room_w = (width - left - bar - (n_cols - 1) * gap) / n_cols
+        room_h = (
+            height - top - bottom - under - n_rows * head_title - (n_rows - 1) * gap
+        ) / n_rows
+        cell_w = min(room_w, room_h * k_len / q_len)
+    else:
+        if width is None:
+            cell_w = head_size
+            width = left + n_cols * cell_w + (n_cols - 1) * gap + bar
+        else:
+            cell_w = (width - left - bar - (n_cols - 1) * gap) / n_cols
+        height = top + rows_h(cell_w * q_len / k_len) + bottom + under
+        if not phone:  # the colour bar's label needs about 2.4 inches along the bar
+            height = max(height, top + bottom + head_title + 2.4)
+    cell_h = cell_w * q_len / k_len
+    grid_w, grid_h = n_cols * cell_w + (n_cols - 1) * gap, rows_h(cell_h)
+    # Centre the panels and their labels in whatever room is left over.
+    x_pad = (width - left - grid_w - bar) / 2
+    y_pad = (height - top - grid_h - bottom - under) / 2
+    left, top, bottom = left + x_pad, top + y_pad, bottom + y_pad + under
+    if annotate is None:
+        annotate = q_len * k_len <= 64
+    # Numbers only where they fit their cells at the book's smallest size.
+    annotate = annotate and cell_w / k_len >= room_for("0.00") and cell_h / q_len >= 0.2
+    fig = AttentionFigure(figsize=(width, height), dpi=dpi)
+    fig.maps, fig.n_cols = [], n_cols
+    for k in range(n):
+        row, col = divmod(k, n_cols)
+        x0 = left + col * (cell_w + gap)
+        y0 = height - top - (row + 1) * (head_title + cell_h) - row * gap
+        ax = fig.add_axes((x0 / width, y0 / height, cell_w / width, cell_h / height))
+        image = heatmap(
+            ax,
+            maps[k],
+            0.0,
+            1.0,
+            annotate=annotate,
+            norm=probability_scale(),
+            blocked=None if blocked is None else blocked[k],
+        )
+        fig.maps.append(image)
+        colour = "black" if colours is None else colours[k]
+        ax.set_title(
+            titles[k],
+            fontsize=10,
+            color=colour,
+            fontweight="normal" if colours is None else "bold",
+        )
+        if colours is not None:
+            for side in ax.spines.values():
+                side.set_edgecolor(colour)
+                side.set_linewidth(2.0)
+    fig.label(query_tokens, key_tokens)
+    legend = {"handles": [blocked_swatch()], "labels": [BLOCKED], "frameon": False}
+    legend.update(fontsize=SMALLEST_TEXT, handlelength=1.6, handleheight=1.2)
+    show_legend = blocked is not None and bool(blocked.any())
+    label = f"{PROBABILITY} (√ scale)"
+    if phone:  # a horizontal bar under the panels' key labels
+        bar_w = grid_w * (0.68 if show_legend else 0.94)  # its end label inside too
+        bar_ax = fig.add_axes(
+            (left / width, (y_pad + 0.5) / height, bar_w / width, 0.12 / height)
+        )
+        orientation = "horizontal"
+        where = {"loc": "center left", "bbox_to_anchor": ((left + bar_w + 0.1) / width,
+                                                          (y_pad + 0.56) / height)}  # fmt: skip
+    else:
+        x_bar = left + grid_w + 0.2
+        bar_ax = fig.add_axes(
+            (x_bar / width, bottom / height, 0.15 / width, (grid_h - head_title) / height)
+        )
+        orientation = "vertical"
+        where = {"loc": "upper left", "bbox_to_anchor": ((x_bar - 0.1) / width,
+                                                         (bottom - 0.05) / height)}  # fmt: skip
+    fig.colorbar(
+        image,
+        cax=bar_ax,
+        orientation=orientation,
+        label=label,
+        ticks=list(PHONE_PROBABILITY_TICKS if phone else PROBABILITY_TICKS),
+        format=FuncFormatter(lambda value, _: f"{value:g}"),
+    )
+    bar_ax.tick_params(labelsize=SMALLEST_TEXT)
+    (bar_ax.xaxis if phone else bar_ax.yaxis).label.set_fontsize(SMALLEST_TEXT)
+    if show_legend:
+        fig.legend(**legend, **where)
+    if title:
+        y_title = 1 - (top - 0.3 * title_lines) / height
+        fig.suptitle(title, fontsize=11, y=y_title, va="top")
+    x_mid, y_mid = (left + grid_w / 2) / width, (bottom + grid_h / 2) / height
+    fig.supxlabel(
+        KEY_AXIS, fontsize=9, x=x_mid, y=(y_pad + under + 0.02) / height, va="bottom"
+    )
+    fig.supylabel(QUERY_AXIS, fontsize=9, x=(x_pad + 0.02) / width, y=y_mid, ha="left")
+    return fig
+
+
+def _wrap(title: str, chars: int) -> list[str]:
+    """A title's lines, each wrapped at spaces to about ``chars`` characters."""
+    return [part for line in title.split("\n") for part in textwrap.wrap(line, chars)]
+
+
+@for_every_screen
 def display_attention(
     query_tokens: Sequence[str],
     key_tokens: Sequence[str],
@@ -218,16 +538,21 @@ def display_attention(
     n_rows: int,
     n_cols: int,
     *,
+    mask: torch.Tensor | None = None,
     annotate: bool | None = None,
     title: str | None = None,
     head_size: float = 2.3,
     figsize: tuple[float, float] | None = None,
+    width: float | None = None,
     dpi: int = 100,
 ) -> AttentionFigure:
     """One labelled heatmap per head: rows are queries, columns are keys.
 
     The colour scale runs from 0 to 1 on a square-root scale
-    (`probability_scale`), the same in every figure of the book.
+    (`probability_scale`), the same in every figure of the book; each head's
+    title and frame have its colour (`head_colour`), the same in every figure;
+    a blocked key is drawn light grey and hatched, without a number, and the
+    legend says "blocked".
 
     Args:
         query_tokens: ``q_len`` labels for the rows.
@@ -236,14 +561,26 @@ def display_attention(
             e.g. ``attn_probs[0]``.
         n_heads: number of heads to draw.
         n_rows, n_cols: grid of panels; ``n_rows * n_cols`` must equal ``n_heads``.
+        mask: the mask the attention was computed with, in the package's
+            convention (``True`` or 1 = may attend), broadcastable to
+            ``(n_heads, q_len, k_len)``: one sequence's, e.g.
+            ``causal_mask(q_len)`` or ``padding[0]``. Its blocked keys are
+            drawn as blocked; they must hold no weight. ``None``: nothing
+            blocked.
         annotate: print each value in its cell; by default only when a map
-            has at most 64 cells.
+            has at most 64 cells. Values are printed only where they fit
+            (not in a phone's layout of four maps, for instance).
         title: a title over the whole figure.
         head_size: width of one panel in inches (its height follows the
             ratio q_len / k_len).
         figsize: ``(width, height)`` in inches: fit the panels into a figure
             of this size instead (as large as fit, centred), so that figures of
             different head counts have one size. ``head_size`` is then ignored.
+        width: the figure's width in inches, the panels as wide as fit
+            (narrower than 5.5, a phone's layout: the colour bar under the
+            panels). ``None``: ``head_size`` decides, and when the figure
+            would not stay legible on a phone it also carries a phone's
+            layout (``fig.phone``, see `mha.plotting.screens`).
         dpi: resolution of the figure.
 
     Returns:
@@ -266,59 +603,24 @@ def display_attention(
         )
     q_len, k_len = attention.shape[1:]
     check_tokens(query_tokens, key_tokens, (q_len, k_len), "attention")
-    if annotate is None:
-        annotate = q_len * k_len <= 64
-    # A fixed layout computed from the label lengths (much faster than
-    # matplotlib's constrained layout, which matters for the explorers).
-    char = 0.09  # inches per character of a 9-point tick label, wide ones (<, >, m, w) included
-    left = 0.45 + char * max(len(t) for t in query_tokens)
-    bottom = 0.35 + char * max(len(t) for t in key_tokens)
-    top, gap, bar, head_title = 0.35 if title else 0.05, 0.15, 1.0, 0.3
-    if figsize is None:
-        cell_w = head_size
-        width = left + n_cols * cell_w + (n_cols - 1) * gap + bar
-        height = (
-            top
-            + n_rows * (head_title + cell_w * q_len / k_len)
-            + (n_rows - 1) * gap
-            + bottom
-        )
-    else:
-        width, height = figsize
-        room_w = (width - left - bar - (n_cols - 1) * gap) / n_cols
-        room_h = (
-            height - top - bottom - n_rows * head_title - (n_rows - 1) * gap
-        ) / n_rows
-        cell_w = min(room_w, room_h * k_len / q_len)
-    cell_h = cell_w * q_len / k_len
-    grid_w = n_cols * cell_w + (n_cols - 1) * gap
-    grid_h = n_rows * (head_title + cell_h) + (n_rows - 1) * gap
-    # Centre the panels and their labels in whatever room is left over.
-    x_pad = (width - left - grid_w - bar) / 2
-    y_pad = (height - top - grid_h - bottom) / 2
-    left, top, bottom = left + x_pad, top + y_pad, bottom + y_pad
-    fig = AttentionFigure(figsize=(width, height), dpi=dpi)
-    fig.maps, fig.n_cols = [], n_cols
-    for head in range(n_heads):
-        row, col = divmod(head, n_cols)
-        x0 = left + col * (cell_w + gap)
-        y0 = height - top - (row + 1) * (head_title + cell_h) - row * gap
-        ax = fig.add_axes((x0 / width, y0 / height, cell_w / width, cell_h / height))
-        image = heatmap(
-            ax, attention[head], 0.0, 1.0, annotate=annotate, norm=probability_scale()
-        )
-        fig.maps.append(image)
-        ax.set_title(f"head {head}", fontsize=10)
-    fig.label(query_tokens, key_tokens)
-    x_bar, bar_h = left + grid_w + 0.2, grid_h - head_title
-    bar_ax = fig.add_axes(
-        (x_bar / width, bottom / height, 0.15 / width, bar_h / height)
+    blocked = None
+    if mask is not None:
+        blocked = blocked_keys(mask, tuple(attention.shape))
+        check_blocked_are_empty(attention, blocked)
+    return attention_grid(
+        attention,
+        query_tokens,
+        key_tokens,
+        [f"head {h}" for h in range(n_heads)],
+        n_rows,
+        n_cols,
+        blocked=blocked,
+        annotate=annotate,
+        title=title,
+        colours=[head_colour(h) for h in range(n_heads)],
+        head_size=head_size,
+        figsize=figsize,
+        width=width,
+        dpi=dpi,
     )
-    ticks = list(PROBABILITY_TICKS)
-    fig.colorbar(image, cax=bar_ax, label=f"{PROBABILITY} (√ scale)", ticks=ticks)
-    if title:
-        fig.suptitle(title, fontsize=11, y=1 - (top - 0.3) / height, va="top")
-    x_mid, y_mid = (left + grid_w / 2) / width, (bottom + grid_h / 2) / height
-    fig.supxlabel(KEY_AXIS, fontsize=9, x=x_mid, y=(y_pad + 0.02) / height, va="bottom")
-    fig.supylabel(QUERY_AXIS, fontsize=9, x=(x_pad + 0.02) / width, y=y_mid, ha="left")
-    return fig
+

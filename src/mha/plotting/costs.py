@@ -8,7 +8,8 @@ import torch
 from matplotlib.figure import Figure
 
 from mha._checks import check_number
-from mha.plotting.core import COLOURS, COLUMN_WIDTH, BookFigure, line_style
+from mha.plotting.core import COLOURS, BookFigure, line_style
+from mha.plotting.screens import COLUMN_WIDTH, for_every_screen
 
 
 def _lengths(lengths: Sequence[int]) -> list[float]:
@@ -72,12 +73,20 @@ def _panel(
     ax.grid(True, which="major", alpha=0.3)
 
 
+def _room(width: float | None) -> tuple[float, bool]:
+    """(the figure's width in inches, whether it is a phone's layout)."""
+    width = COLUMN_WIDTH if width is None else check_number("width", width)
+    return width, width < 5.5
+
+
+@for_every_screen
 def cost_counts_figure(
     lengths: Sequence[int],
     memory: dict[str, Sequence[float]],
     flops: dict[str, Sequence[float]],
     *,
     crossover: float | None = None,
+    width: float | None = None,
 ) -> Figure:
     """Memory and FLOPs against the sequence length, on log–log axes, side by side.
 
@@ -92,10 +101,13 @@ def cost_counts_figure(
             scores + weighting.
         crossover: a length to mark with a vertical line on the FLOP panel
             (where the two FLOP curves cross), or ``None``.
+        width: the figure's width in inches; ``None``: the text column's, and a
+            phone's layout too (see `mha.plotting.screens`), one panel above
+            the other.
 
     Returns:
-        A figure with two axes, memory on the left and FLOPs on the right,
-        each with a legend.
+        A figure with two axes, memory on the left (above) and FLOPs on the
+        right (below), each with a legend.
     """
     xs = _lengths(lengths)
     memory = _series("memory", memory, len(xs))
@@ -106,8 +118,9 @@ def cost_counts_figure(
             raise ValueError(
                 f"crossover must be a length between {xs[0]:g} and {xs[-1]:g}, got {crossover!r}"
             )
-    fig = BookFigure(figsize=(COLUMN_WIDTH, 3.6), layout="constrained")
-    left, right = fig.subplots(1, 2)
+    width, phone = _room(width)
+    fig = BookFigure(figsize=(width, 6.8 if phone else 3.6), layout="constrained")
+    left, right = fig.subplots(2, 1) if phone else fig.subplots(1, 2)
     mib = {label: [v / 2**20 for v in values] for label, values in memory.items()}
     _panel(left, xs, mib, "memory (MiB)", "memory of one tensor")
     _panel(right, xs, flops, "FLOPs per sequence", "floating-point operations")
@@ -130,6 +143,7 @@ def cost_counts_figure(
     return fig
 
 
+@for_every_screen
 def timing_figure(
     lengths: Sequence[int],
     seconds: dict[str, Sequence[float]],
@@ -137,6 +151,7 @@ def timing_figure(
     reference_slope: float = 2.0,
     title: str | None = None,
     relative_to: str | None = None,
+    width: float | None = None,
 ) -> Figure:
     """Measured forward times against the sequence length, log–log, with a slope line.
 
@@ -151,6 +166,9 @@ def timing_figure(
             the right with every time divided by that implementation's time at
             the same length, so that lines lying on top of each other in the
             first panel come apart; ``None`` draws the first panel only.
+        width: the figure's width in inches; ``None``: the text column's, and a
+            phone's layout too (see `mha.plotting.screens`), the second panel
+            under the first.
 
     Returns:
         The figure, one axes with one line per implementation and the
@@ -164,13 +182,13 @@ def timing_figure(
         raise ValueError(
             f"relative_to must name one of the implementations {list(series)}, got {relative_to!r}"
         )
-    fig = BookFigure(
-        figsize=(COLUMN_WIDTH, 4.4 if relative_to else 5.0), layout="constrained"
-    )
+    width, phone = _room(width)
+    height = (8.2 if phone else 4.4) if relative_to else (4.2 if phone else 5.0)
+    fig = BookFigure(figsize=(width, height), layout="constrained")
     if relative_to is None:
         ax = fig.subplots()
     else:
-        ax, ratio_ax = fig.subplots(1, 2)
+        ax, ratio_ax = fig.subplots(2, 1) if phone else fig.subplots(1, 2)
     ms = {label: [v * 1000 for v in values] for label, values in series.items()}
     _panel(ax, xs, ms, "forward time (ms, median)", "" if relative_to else title or "")
     anchor = next(iter(ms.values()))[-1]
@@ -202,5 +220,7 @@ def timing_figure(
         if title:
             fig.suptitle(title, fontsize=11)
     # Below the axes: measured lines can run anywhere inside them.
-    fig.legend(loc="outside lower center", ncols=2, fontsize=9, frameon=False)
+    fig.legend(
+        loc="outside lower center", ncols=1 if phone else 2, fontsize=9, frameon=False
+    )
     return fig

@@ -10,16 +10,24 @@ import torch
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from mha._checks import as_matrix, check_int, check_labels
+from mha._checks import as_matrix, check_int, check_labels, check_number
 from mha.attention import check_heads
 from mha.plotting.core import (
     COLOURS,
-    COLUMN_WIDTH,
     LINE_STYLES,
     MARKERS,
     BookFigure,
+    head_colour,
     heatmap,
+    room_for,
 )
+from mha.plotting.screens import COLUMN_WIDTH, for_every_screen
+
+
+def _room(width: float | None) -> tuple[float, bool]:
+    """(the figure's width in inches, whether it is a phone's layout)."""
+    width = COLUMN_WIDTH if width is None else check_number("width", width)
+    return width, width < 5.5
 
 
 def _wavelength_text(wavelength: float) -> str:
@@ -29,12 +37,17 @@ def _wavelength_text(wavelength: float) -> str:
     return f"{wavelength:.{decimals}f}"
 
 
-def positional_encoding_curves(table: torch.Tensor, dims: Sequence[int]) -> Figure:
+@for_every_screen
+def positional_encoding_curves(
+    table: torch.Tensor, dims: Sequence[int], *, width: float | None = None
+) -> Figure:
     """Chosen columns of the positional-encoding table as curves over the positions.
 
     Args:
         table: ``(n_positions, d_model)``, e.g. ``mha.embedding.sinusoids(50, 8)``.
         dims: the columns (features) to draw, at most 8, each in ``[0, d_model)``.
+        width: the figure's width in inches; ``None``: the text column's, and a
+            phone's layout too (see `mha.plotting.screens`).
 
     Returns:
         A figure with one axes, position on x and value on y, one line per
@@ -49,9 +62,12 @@ def positional_encoding_curves(table: torch.Tensor, dims: Sequence[int]) -> Figu
         raise ValueError(f"dims must list 1 to {len(MARKERS)} columns, got {len(dims)}")
     for dim in dims:
         check_int("dims[i]", dim, minimum=0, maximum=d_model - 1)
-    legend_rows = math.ceil(len(dims) / 2)
+    width, phone = _room(width)
+    legend_cols = 1 if phone else min(2, len(dims))
+    legend_rows = math.ceil(len(dims) / legend_cols)
     fig = BookFigure(
-        figsize=(COLUMN_WIDTH, 3.3 + 0.22 * legend_rows), layout="constrained"
+        figsize=(width, (2.9 if phone else 3.3) + 0.22 * legend_rows),
+        layout="constrained",
     )
     ax = fig.subplots()
     positions = list(range(n_positions))
@@ -80,14 +96,20 @@ def positional_encoding_curves(table: torch.Tensor, dims: Sequence[int]) -> Figu
         fontsize=9,
         loc="upper center",
         bbox_to_anchor=(0.5, -0.2),
-        ncols=min(2, len(dims)),
+        ncols=legend_cols,
         frameon=False,
     )
     return fig
 
 
+@for_every_screen
 def head_split_figure(
-    q: torch.Tensor, tokens: Sequence[str], n_heads: int, *, name: str | None = None
+    q: torch.Tensor,
+    tokens: Sequence[str],
+    n_heads: int,
+    *,
+    name: str | None = None,
+    width: float | None = None,
 ) -> Figure:
     """One sentence's ``(seq_len, d_model)`` matrix and the ``n_heads`` slices cut from it.
 
@@ -96,25 +118,42 @@ def head_split_figure(
         tokens: ``seq_len`` labels for the rows.
         n_heads: number of heads; must divide ``d_model``.
         name: what ``q`` is, e.g. ``"Q[0]"``, put in the left panel's title.
+        width: the figure's width in inches; ``None``: the text column's, and a
+            phone's layout too (see `mha.plotting.screens`), the heads under
+            the whole matrix.
 
     Returns:
-        Left, the whole matrix with the columns of each head framed and named;
-        right, one ``(seq_len, d_key)`` panel per head (``head 0``, ``head 1``,
-        …), its columns labelled with the features they came from. All panels
-        share one colour scale.
+        Left (on a phone, above), the whole matrix with the columns of each
+        head framed and named; right (below), one ``(seq_len, d_key)`` panel
+        per head (``head 0``, ``head 1``, …), its columns labelled with the
+        features they came from. All panels share one colour scale; each
+        head has its colour (`head_colour`) and a line style of its own.
     """
     q = as_matrix("q", q, 2)
     seq_len, d_model = q.shape
     check_labels("tokens", tokens, seq_len, "rows of q")
     check_heads(d_model, n_heads)
+    width, phone = _room(width)
     d_key = d_model // n_heads
     limit = float(q.abs().max()) or 1.0
-    annotate = d_model <= 8 and seq_len <= 12
-    fig = BookFigure(figsize=(COLUMN_WIDTH, 0.42 * seq_len + 1.5), layout="constrained")
-    grid = fig.add_gridspec(
-        1, n_heads + 1, width_ratios=[d_model + 1.5] + [d_key] * n_heads
-    )
-    whole = fig.add_subplot(grid[0, 0])
+    if phone:
+        height = 2 * (0.3 * seq_len + 0.75) + 0.9
+        fig = BookFigure(figsize=(width, height), layout="constrained")
+        grid = fig.add_gridspec(2, n_heads, height_ratios=[1.15, 1])
+        whole = fig.add_subplot(grid[0, :])
+        heads = [fig.add_subplot(grid[1, h]) for h in range(n_heads)]
+        cells = (width - 1.2) / d_model, (width - 0.4) / d_model - 0.1  # inches
+    else:
+        fig = BookFigure(figsize=(width, 0.42 * seq_len + 1.5), layout="constrained")
+        grid = fig.add_gridspec(
+            1, n_heads + 1, width_ratios=[d_model + 1.5] + [d_key] * n_heads
+        )
+        whole = fig.add_subplot(grid[0, 0])
+        heads = [fig.add_subplot(grid[0, h + 1]) for h in range(n_heads)]
+        cells = ((width - 1.9) / (2 * d_model + 1.5),) * 2
+    # Values printed where they fit their cells (the running example's 6 by 8).
+    fits = min(cells) >= room_for("-0.0")
+    annotate = fits and d_model <= 8 and seq_len <= 12
     heatmap(whole, q, -limit, limit, annotate=annotate, fmt="{:.1f}")
     shape = f"(seq_len, d_model) = ({seq_len}, {d_model})"
     whole.set_title(f"{name}: {shape}" if name else shape, fontsize=10, pad=24)
@@ -124,8 +163,8 @@ def head_split_figure(
     whole.set_yticks(range(seq_len), labels=list(tokens), fontsize=9)
     whole.set_xlabel("feature", fontsize=9)
     whole.tick_params(length=0)
-    for head in range(n_heads):
-        colour, style = COLOURS[head % len(COLOURS)], LINE_STYLES[head % 4]
+    for head, ax in enumerate(heads):
+        colour, style = head_colour(head), LINE_STYLES[head % 4]
         first = head * d_key
         whole.add_patch(
             Rectangle(
@@ -142,14 +181,13 @@ def head_split_figure(
         whole.text(
             first + (d_key - 1) / 2,
             -0.75,
-            f"head {head}",
+            f"head {head}" if d_key * cells[0] >= 0.62 else str(head),
             ha="center",
             va="bottom",
             fontsize=9,
             color=colour,
             fontweight="bold",
         )
-        ax = fig.add_subplot(grid[0, head + 1])
         image = heatmap(
             ax,
             q[:, first : first + d_key],
@@ -160,7 +198,11 @@ def head_split_figure(
             fontsize=9,
         )
         ax.set_title(
-            f"head {head}", fontsize=10, color=colour, fontweight="bold", pad=24
+            f"head {head}" if d_key * cells[1] >= 0.62 else str(head),
+            fontsize=10,
+            color=colour,
+            fontweight="bold",
+            pad=6 if phone else 24,
         )
         ax.set_xticks(
             range(d_key), labels=[str(first + j) for j in range(d_key)], fontsize=9
@@ -171,5 +213,12 @@ def head_split_figure(
             side.set_edgecolor(colour)
             side.set_linestyle(style)
             side.set_linewidth(2.2)
-    fig.colorbar(image, ax=fig.axes, shrink=0.8, label="value")
+    fig.colorbar(
+        image,
+        ax=fig.axes,
+        shrink=0.8,
+        label="value",
+        location="bottom" if phone else "right",
+        aspect=30 if phone else 20,
+    )
     return fig

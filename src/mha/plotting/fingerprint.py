@@ -10,8 +10,10 @@ from __future__ import annotations
 import hashlib
 
 import numpy
-from matplotlib.colors import PowerNorm
+from matplotlib.colors import PowerNorm, to_hex
 from matplotlib.figure import Figure
+
+from mha.plotting.screens import smallest_text
 
 
 def digest(data: bytes | str) -> str:
@@ -94,8 +96,17 @@ def _axes_summary(ax) -> tuple[str, str]:
         _g(ax.get_position().bounds),
         _g(ax.get_xlim()),
         _g(ax.get_ylim()),
+        f"title colour {to_hex(ax.title.get_color())}",
+        "spines "
+        + " ".join(
+            f"{to_hex(spine.get_edgecolor())} {spine.get_linewidth():.2g}"
+            for spine in ax.spines.values()
+            if spine.get_visible()
+        ),
     ]
     drawn += [_image_levels(image) for image in ax.images]
+    if legend is not None:
+        drawn.append(_legend(legend))
     for line in lines:
         drawn.append(
             f"line {line.get_label()} {line.get_color()} {line.get_linestyle()} "
@@ -103,9 +114,7 @@ def _axes_summary(ax) -> tuple[str, str]:
         )
     for patch in ax.patches:
         corners = patch.get_patch_transform().transform(patch.get_path().vertices)
-        drawn.append(
-            f"{type(patch).__name__} {_g(corners)} {_g(patch.get_facecolor())} {patch.get_hatch()}"
-        )
+        drawn.append(f"{type(patch).__name__} {_g(corners)} {_look(patch)}")
     for collection in ax.collections:
         paths = [path.vertices for path in collection.get_paths()]
         sizes = collection.get_sizes() if hasattr(collection, "get_sizes") else []
@@ -115,8 +124,48 @@ def _axes_summary(ax) -> tuple[str, str]:
         )
     for text in ax.texts:
         if text.get_visible() and text.get_text():
-            drawn.append(f"text {text.get_text()!r} {_g(text.get_position())}")
+            drawn.append(
+                f"text {text.get_text()!r} {_g(text.get_position())} "
+                f"{to_hex(text.get_color())} {text.get_fontsize():.3g}"
+            )
     return readable, "\n".join(drawn)
+
+
+def _look(patch) -> str:
+    """A patch's fill, edge and hatch (the hatch takes the edge's colour)."""
+    return (
+        f"{_g(patch.get_facecolor())} edge {_g(patch.get_edgecolor())} "
+        f"{patch.get_linewidth():.2g} hatch {patch.get_hatch()}"
+    )
+
+
+def _legend(legend) -> str:
+    handles = getattr(legend, "legend_handles", [])
+    looks = [_look(h) for h in handles if hasattr(h, "get_hatch")]
+    return " | ".join(_texts(legend.get_texts()) + looks)
+
+
+def _drawn(fig: Figure) -> tuple[list[str], str]:
+    """(the readable lines, the digest of everything drawn) of one figure."""
+    fig.draw_without_rendering()  # lays the figure out and makes the tick labels final
+    width, height = (fig.get_size_inches() * fig.dpi).round().astype(int)
+    text_px = smallest_text(fig) * fig.dpi / 72
+    lines = [
+        f"<Figure {width}×{height} px, {len(fig.axes)} axes, "
+        f"smallest text {text_px:.3g} px"
+    ]
+    everything = [lines[0]]
+    for text in _texts(fig.texts):  # the figure's titles and labels
+        lines.append(f" text '{text}'")
+    for legend in fig.legends:
+        lines.append(" legend: " + " | ".join(_texts(legend.get_texts())))
+        everything.append(_legend(legend))
+    everything += lines[1:]
+    for ax in fig.axes:
+        readable, drawn = _axes_summary(ax)
+        lines.append(f" {readable}")
+        everything.append(drawn)
+    return lines, digest(chr(10).join(everything))
 
 
 def fingerprint(fig: Figure) -> str:
@@ -127,22 +176,20 @@ def fingerprint(fig: Figure) -> str:
     covers all of that plus the data itself, at the precision a reader can
     see: image values in steps of 1/100 of their colour scale, positions,
     sizes and line data at three significant digits, and the layout of the
-    axes. Another head count, mask or data changes it; differences in the
-    last bits of a float or in the rendering (antialiasing, the machine's
-    kernels) do not.
+    axes, the colours of titles and frames, and the fill, edge and hatch of
+    every patch (a blocked key's look). Another head count, mask or data
+    changes it; differences in the last bits of a float or in the rendering
+    (antialiasing, the machine's kernels) do not. The first line gives the
+    figure's size and the height of its smallest text, in pixels at that size.
+
+    A figure with a phone layout (``BookFigure.phone``) has a last line for
+    it: its size, its smallest text and a digest of what it draws.
     """
-    fig.draw_without_rendering()  # lays the figure out and makes the tick labels final
-    width, height = (fig.get_size_inches() * fig.dpi).round().astype(int)
-    lines = [f"<Figure {width}×{height} px, {len(fig.axes)} axes"]
-    everything = [lines[0]]
-    for text in _texts(fig.texts):  # the figure's titles and labels
-        lines.append(f" text '{text}'")
-    for legend in fig.legends:
-        lines.append(" legend: " + " | ".join(_texts(legend.get_texts())))
-    everything += lines[1:]
-    for ax in fig.axes:
-        readable, drawn = _axes_summary(ax)
-        lines.append(f" {readable}")
-        everything.append(drawn)
-    lines.append(f" drawn {digest(chr(10).join(everything))}>")
+    lines, drawn = _drawn(fig)
+    phone = getattr(fig, "phone", None)
+    lines.append(f" drawn {drawn}")
+    if phone is not None:
+        (first, *_), phone_drawn = _drawn(phone)
+        lines.append(f" phone layout {first[len('<Figure ') :]}, drawn {phone_drawn}")
+    lines[-1] += ">"
     return "\n".join(lines)

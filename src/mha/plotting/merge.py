@@ -8,28 +8,39 @@ from collections.abc import Sequence
 import torch
 from matplotlib.figure import Figure
 
-from mha._checks import as_matrix, check_labels
+from mha._checks import as_matrix, check_labels, check_number
 from mha.plotting.core import (
     COLOURS,
-    COLUMN_WIDTH,
     KEY_AXIS,
     PROBABILITY,
     BookFigure,
+    head_colour,
     heatmap,
 )
+from mha.plotting.screens import COLUMN_WIDTH, for_every_screen
 
 
+def _room(width: float | None) -> tuple[float, bool]:
+    """(the figure's width in inches, whether it is a phone's layout)."""
+    width = COLUMN_WIDTH if width is None else check_number("width", width)
+    return width, width < 5.5
+
+
+@for_every_screen
 def weighted_values_figure(
     probs: torch.Tensor,
     values: torch.Tensor,
     key_tokens: Sequence[str],
     query_token: str = "query",
+    *,
+    width: float | None = None,
 ) -> Figure:
     """One query's output as a weighted average of the value vectors (d_key = 2).
 
-    Left, the query's attention probabilities over the keys; right, the value
-    vectors as points of the plane, each drawn with an area that grows with its
-    probability, and their weighted average ``probs @ values`` as a star.
+    Left (on a phone, above), the query's attention probabilities over the
+    keys; right (below), the value vectors as points of the plane, each drawn
+    with an area that grows with its probability, and their weighted average
+    ``probs @ values`` as a star.
 
     Args:
         probs: ``(k_len,)``, one row of attention probabilities.
@@ -37,6 +48,8 @@ def weighted_values_figure(
             ``d_key = 2`` in the running example).
         key_tokens: ``k_len`` labels.
         query_token: the query's label, for the titles.
+        width: the figure's width in inches; ``None``: the text column's, and a
+            phone's layout too (see `mha.plotting.screens`).
     """
     probs = as_matrix("probs", probs, 1)
     values = as_matrix("values", values, 2)
@@ -54,15 +67,20 @@ def weighted_values_figure(
         )
     mixed = probs @ values  # (2,)
 
-    fig = BookFigure(figsize=(COLUMN_WIDTH, 4.2), layout="constrained")
-    ax_p, ax_v = fig.subplots(1, 2, width_ratios=[1, 1.3])
+    width, phone = _room(width)
+    if phone:
+        fig = BookFigure(figsize=(width, 7.6), layout="constrained")
+        ax_p, ax_v = fig.subplots(2, 1, height_ratios=[1, 1.6])
+    else:
+        fig = BookFigure(figsize=(width, 4.2), layout="constrained")
+        ax_p, ax_v = fig.subplots(1, 2, width_ratios=[1, 1.3])
     rows = list(range(k_len))
     ax_p.barh(rows, probs.tolist(), color=COLOURS[0], edgecolor="#222222", height=0.65)
     for j, p in enumerate(probs.tolist()):
         ax_p.text(p + 0.01, j, f"{p:.2f}", va="center", fontsize=9)
     ax_p.set_yticks(rows, labels=list(key_tokens), fontsize=10)
     ax_p.invert_yaxis()
-    ax_p.set_xlim(0, min(1.0, float(probs.max()) + 0.15))
+    ax_p.set_xlim(0, float(probs.max()) + 0.15)  # room for the largest one's number
     ax_p.set_xlabel(f"{PROBABILITY} p_j", fontsize=10)
     ax_p.set_ylabel(KEY_AXIS, fontsize=10)
     ax_p.set_title(f"Weights of the query '{query_token}'", fontsize=11)
@@ -149,16 +167,24 @@ def _separate(fig: Figure, labels: list) -> None:
             label.xyann = (x, y + shift * to_points)
 
 
+@for_every_screen
 def head_contributions_figure(
-    pieces: torch.Tensor, bias: torch.Tensor, output: torch.Tensor, token: str = ""
+    pieces: torch.Tensor,
+    bias: torch.Tensor,
+    output: torch.Tensor,
+    token: str = "",
+    *,
+    width: float | None = None,
 ) -> Figure:
     """The output projection as a sum over heads, for one token.
 
     ``Wo`` applied to the merged heads equals a sum: each head ``h`` writes
     ``A_h @ Wo.weight[:, h*d_key:(h+1)*d_key].T``, a vector of ``d_model``
-    numbers, and the bias is added once. Top, one row per head and one for
-    the bias; bottom, their sum, the token's output. Each value is printed in
-    its cell, on one colour scale centred on 0.
+    numbers, and the bias is added once. One row per head (in its colour) and
+    one for the bias, then their sum, the token's output. Each value is
+    printed in its cell, on one colour scale centred on 0. On a phone the
+    figure is turned a quarter: one column per head, the bias and the sum, one
+    row per feature.
 
     Args:
         pieces: ``(n_heads, d_model)``, what each head adds to the token's output.
@@ -166,6 +192,8 @@ def head_contributions_figure(
         output: ``(d_model,)``, the token's output; must equal
             ``pieces.sum(0) + bias``.
         token: the token's label, for the title.
+        width: the figure's width in inches; ``None``: the text column's (or
+            less), and a phone's layout too (see `mha.plotting.screens`).
     """
     pieces = as_matrix("pieces", pieces, 2)
     bias = as_matrix("bias", bias, 1)
@@ -188,25 +216,49 @@ def head_contributions_figure(
 
     rows = torch.cat([pieces, bias[None]])  # (n_heads + 1, d_model)
     limit = float(torch.cat([rows.flatten(), output]).abs().max()) or 1.0
-    fig = BookFigure(
-        figsize=(min(COLUMN_WIDTH, 0.62 * d_model + 2.4), 0.4 * n_heads + 2.0)
-    )
-    fig.set_layout_engine("constrained")
-    ax_sum, ax_out = fig.subplots(2, 1, height_ratios=[n_heads + 1, 1.0])
-    heatmap(ax_sum, rows, -limit, limit, annotate=True)
-    image = heatmap(ax_out, output[None], -limit, limit, annotate=True)
     labels = [f"head {h}" for h in range(n_heads)] + ["bias"]
-    ax_sum.set_yticks(range(n_heads + 1), labels=labels, fontsize=9)
-    ax_sum.set_xticks([])
-    ax_sum.axhline(n_heads - 0.5, color="white", linewidth=2)
-    ax_out.set_yticks([0], labels=["sum = output"], fontsize=9)
-    ax_out.set_xticks(
-        range(d_model), labels=[str(f) for f in range(d_model)], fontsize=9
-    )
-    ax_out.set_xlabel("output feature", fontsize=10)
+    width, phone = _room(min(COLUMN_WIDTH, 0.62 * d_model + 2.4) if width is None else width)
+    title = "What each head adds to the output"
+    title = f"{title} of '{token}'" if token else title
+    if phone:
+        fig = BookFigure(figsize=(width, 0.36 * d_model + 2.2), layout="constrained")
+        ax_sum, ax_out = fig.subplots(1, 2, width_ratios=[n_heads + 1, 1.4])
+        heatmap(ax_sum, rows.T, -limit, limit, annotate=True)
+        image = heatmap(ax_out, output[:, None], -limit, limit, annotate=True)
+        ax_sum.set_xticks(
+            range(n_heads + 1), labels=[label.replace("head ", "") for label in labels],
+            fontsize=9,
+        )  # fmt: skip
+        ax_sum.set_xlabel("head (or bias)", fontsize=9)
+        ax_sum.set_yticks(range(d_model), labels=[str(f) for f in range(d_model)], fontsize=9)
+        ax_sum.set_ylabel("output feature", fontsize=10)
+        ax_sum.axvline(n_heads - 0.5, color="white", linewidth=2)
+        ax_out.set_xticks([0], labels=["sum"], fontsize=9)
+        ax_out.set_xlabel("= output", fontsize=9)
+        ax_out.set_yticks([])
+        head_labels = ax_sum.get_xticklabels()[:n_heads]
+        fig.suptitle(title, fontsize=10)
+        bar = {"location": "bottom", "shrink": 0.8, "aspect": 30}
+    else:
+        fig = BookFigure(figsize=(width, 0.4 * n_heads + 2.0), layout="constrained")
+        ax_sum, ax_out = fig.subplots(2, 1, height_ratios=[n_heads + 1, 1.0])
+        heatmap(ax_sum, rows, -limit, limit, annotate=True)
+        image = heatmap(ax_out, output[None], -limit, limit, annotate=True)
+        ax_sum.set_yticks(range(n_heads + 1), labels=labels, fontsize=9)
+        ax_sum.set_xticks([])
+        ax_sum.axhline(n_heads - 0.5, color="white", linewidth=2)
+        ax_out.set_yticks([0], labels=["sum = output"], fontsize=9)
+        ax_out.set_xticks(
+            range(d_model), labels=[str(f) for f in range(d_model)], fontsize=9
+        )
+        ax_out.set_xlabel("output feature", fontsize=10)
+        head_labels = ax_sum.get_yticklabels()[:n_heads]
+        ax_sum.set_title(title, fontsize=11)
+        bar = {"shrink": 0.9}
+    for h, label in enumerate(head_labels):
+        label.set_color(head_colour(h))
+        label.set_fontweight("bold")
     for ax in (ax_sum, ax_out):
         ax.tick_params(length=0)
-    title = "What each head adds to the output"
-    ax_sum.set_title(f"{title} of '{token}'" if token else title, fontsize=11)
-    fig.colorbar(image, ax=[ax_sum, ax_out], label="value", shrink=0.9)
+    fig.colorbar(image, ax=[ax_sum, ax_out], label="value", **bar)
     return fig

@@ -5,42 +5,54 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import torch
-from matplotlib.figure import Figure
-from matplotlib.patches import Rectangle
 
 from mha._checks import as_matrix, as_panels, check_int, check_tokens
-from mha.plotting.core import PROBABILITY, BookFigure, heatmap, label_axes
+from mha.plotting.core import (
+    AttentionFigure,
+    check_blocked_are_empty,
+    attention_grid,
+    blocked_keys,
+)
+from mha.plotting.screens import for_every_screen
 
-NAN_FACE = "#e0e0e0"
-NAN_EDGE = "#7a7a7a"
 
-
+@for_every_screen
 def weights_panels(
     maps: Sequence[torch.Tensor],
     query_tokens: Sequence[str],
     key_tokens: Sequence[str],
     titles: Sequence[str],
     *,
+    masks: Sequence[torch.Tensor | None] | None = None,
     suptitle: str | None = None,
     n_cols: int | None = None,
     cell_size: float = 0.36,
+    width: float | None = None,
     dpi: int = 100,
-) -> Figure:
+) -> AttentionFigure:
     """Attention weights of one sequence and head, computed several ways, side by side.
 
-    Every value is printed in its cell. Cells holding NaN (what PyTorch returns
-    for a query whose keys are all blocked) are drawn light grey, hatched and
-    labelled ``NaN``, so they cannot be mistaken for a weight of 0.
+    The maps look like every attention map of the book (`display_attention`):
+    the square-root colour scale, the same axis names, each value printed in
+    its cell where it fits, a blocked key light grey and hatched. A NaN (what
+    PyTorch returns for a query whose keys are all blocked) prints ``NaN`` in
+    its cell, so it cannot be mistaken for a weight of 0.
 
     Args:
         maps: ``n`` tensors, each ``(q_len, k_len)`` of weights in [0, 1] or NaN
             (a ``(n, q_len, k_len)`` tensor works too).
         query_tokens: ``q_len`` labels for the rows (shared by all panels).
         key_tokens: ``k_len`` labels for the columns (shared by all panels).
-        titles: ``n`` panel titles.
+        titles: ``n`` panel titles (wrapped at spaces in a phone's layout).
+        masks: for each map, the keys its computation blocked, in the
+            package's convention (``True`` or 1 = may attend), broadcastable
+            to ``(q_len, k_len)``, or ``None`` for a map where nothing was
+            blocked; blocked keys must hold no weight (or NaN). ``None``:
+            nothing blocked anywhere.
         suptitle: a title over the whole figure.
         n_cols: panels per row; by default all panels in one row.
         cell_size: side of one cell in inches.
+        width: the figure's width in inches (see `display_attention`).
         dpi: resolution of the figure.
 
     Returns:
@@ -56,48 +68,34 @@ def weights_panels(
     n = len(matrices)
     n_cols = n if n_cols is None else check_int("n_cols", n_cols, maximum=n)
     n_rows = -(-n // n_cols)
-    fig = BookFigure(
-        figsize=(
-            n_cols * (cell_size * k_len + 0.9) + 1.0,
-            n_rows * (cell_size * q_len + 1.5) + 0.4,
-        ),
+    stacked = torch.stack(matrices)  # (n, q_len, k_len)
+    blocked = None
+    if masks is not None:
+        if isinstance(masks, torch.Tensor) or len(masks) != n:
+            raise ValueError(
+                f"masks must be a list of {n} masks (one per map, or None), "
+                f"got {type(masks).__name__} of length {len(masks)}"
+            )
+        blocked = torch.stack(
+            [
+                torch.zeros(q_len, k_len, dtype=torch.bool)
+                if mask is None
+                else blocked_keys(mask, (1, q_len, k_len), f"masks[{i}]")[0]
+                for i, mask in enumerate(masks)
+            ]
+        )
+        check_blocked_are_empty(stacked, blocked, "masks")
+    return attention_grid(
+        stacked,
+        query_tokens,
+        key_tokens,
+        list(titles),
+        n_rows,
+        n_cols,
+        blocked=blocked,
+        annotate=True,
+        title=suptitle,
+        head_size=cell_size * k_len,
+        width=width,
         dpi=dpi,
-        layout="constrained",
     )
-    grid = fig.subplots(n_rows, n_cols, squeeze=False).flatten()
-    for ax in grid[n:]:
-        ax.set_axis_off()
-    axes = grid[:n]
-    for ax, matrix, panel_title in zip(axes, matrices, titles, strict=True):
-        image = heatmap(ax, matrix, 0.0, 1.0, annotate=True)  # NaN cells left empty
-        for i, j in matrix.isnan().nonzero().tolist():
-            ax.add_patch(
-                Rectangle(
-                    (j - 0.5, i - 0.5),
-                    1,
-                    1,
-                    facecolor=NAN_FACE,
-                    edgecolor=NAN_EDGE,
-                    hatch="///",
-                    linewidth=0,
-                )
-            )
-            ax.text(
-                j,
-                i,
-                "NaN",
-                ha="center",
-                va="center",
-                fontsize=9,
-                color="black",
-                fontweight="bold",
-            )
-        label_axes(ax, query_tokens, key_tokens)
-        ax.set_xlabel("key", fontsize=9)
-        ax.set_title(panel_title, fontsize=9)
-    for row_start in range(0, n, n_cols):
-        axes[row_start].set_ylabel("query", fontsize=9)
-    fig.colorbar(image, ax=grid.tolist(), shrink=0.8, label=PROBABILITY)
-    if suptitle:
-        fig.suptitle(suptitle, fontsize=11)
-    return fig

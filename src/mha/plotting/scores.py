@@ -8,21 +8,26 @@ import torch
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from mha._checks import as_matrix, check_int
-from mha.plotting.core import COLOURS, COLUMN_WIDTH, BookFigure, line_style
+from mha._checks import as_matrix, check_int, check_number
+from mha.plotting.core import COLOURS, BookFigure, line_style
+from mha.plotting.screens import COLUMN_WIDTH, for_every_screen
 
 
+@for_every_screen
 def softmax_saturation_figure(
     d_keys: Sequence[int],
     score_std: torch.Tensor,
     max_prob: torch.Tensor,
     labels: Sequence[str] = ("unscaled", "÷ √d_key", "÷ d_key"),
     n_keys: int = 10,
+    *,
+    width: float | None = None,
 ) -> Figure:
     """Why the scores are divided by √d_key: two panels against ``d_key``.
 
-    Left, the standard deviation of the scores; right, the average largest
-    probability of a softmax row (1 / ``n_keys`` = uniform, 1 = one-hot).
+    Left (on a phone, above), the standard deviation of the scores; right
+    (below), the average largest probability of a softmax row
+    (1 / ``n_keys`` = uniform, 1 = one-hot).
 
     Args:
         d_keys: the ``n`` sizes of the query and key vectors (x axis, log scale).
@@ -32,6 +37,8 @@ def softmax_saturation_figure(
             probability, in [0, 1].
         labels: ``n_curves`` names of the scalings, for the legend.
         n_keys: how many keys each softmax row had (draws the uniform level).
+        width: the figure's width in inches; ``None``: the text column's, and a
+            phone's layout too (see `mha.plotting.screens`).
     """
     if (
         isinstance(d_keys, (str, bytes))
@@ -66,8 +73,10 @@ def softmax_saturation_figure(
             f"{float(score_std.min()):g} to {float(score_std.max()):g}"
         )
 
-    fig = BookFigure(figsize=(COLUMN_WIDTH, 3.5), layout="constrained")
-    ax_std, ax_max = fig.subplots(1, 2)
+    width = COLUMN_WIDTH if width is None else check_number("width", width)
+    phone = width < 5.5
+    fig = BookFigure(figsize=(width, 6.6 if phone else 3.5), layout="constrained")
+    ax_std, ax_max = fig.subplots(2, 1) if phone else fig.subplots(1, 2)
     for i, label in enumerate(labels):
         style = dict(**line_style(i), linewidth=1.8, markersize=5, label=label)
         ax_std.plot(list(d_keys), score_std[i].tolist(), **style)

@@ -8,15 +8,21 @@ import torch
 from matplotlib.figure import Figure
 
 from mha._checks import as_matrix, check_number
-from mha.plotting.core import COLOURS, COLUMN_WIDTH, BookFigure
+from mha.plotting.core import COLOURS, BookFigure
+from mha.plotting.screens import COLUMN_WIDTH, for_every_screen
 
 
-def training_curve(losses: Sequence[float], title: str | None = None) -> Figure:
+@for_every_screen
+def training_curve(
+    losses: Sequence[float], title: str | None = None, *, width: float | None = None
+) -> Figure:
     """The training loss after every step, on a log scale, with a running mean.
 
     Args:
         losses: one loss value per training step.
         title: a title over the axes.
+        width: the figure's width in inches; ``None``: 6 inches, and a phone's
+            layout too (see `mha.plotting.screens`).
     """
     if isinstance(losses, (str, bytes)) or not isinstance(
         losses, (Sequence, torch.Tensor)
@@ -27,7 +33,8 @@ def training_curve(losses: Sequence[float], title: str | None = None) -> Figure:
     if len(losses) == 0:
         raise ValueError("losses must hold at least one value, got an empty sequence")
     losses = [check_number("losses[i] (a log scale)", float(v)) for v in losses]
-    fig = BookFigure(figsize=(6.0, 2.8), layout="constrained")
+    width = 6.0 if width is None else check_number("width", width)
+    fig = BookFigure(figsize=(width, 2.8), layout="constrained")
     ax = fig.subplots()
     steps = list(range(1, len(losses) + 1))
     ax.plot(steps, list(losses), color="#9bb8d3", linewidth=0.8, label="each step")
@@ -51,6 +58,7 @@ def training_curve(losses: Sequence[float], title: str | None = None) -> Figure:
     return fig
 
 
+@for_every_screen
 def key_plane_figure(
     positions: Sequence[int],
     keys: torch.Tensor,
@@ -59,6 +67,7 @@ def key_plane_figure(
     *,
     absent: Sequence[int] = (),
     title: str | None = None,
+    width: float | None = None,
 ) -> Figure:
     """Where a head with ``d_key = 2`` looks: its keys in the plane, and one query's scores.
 
@@ -76,6 +85,9 @@ def key_plane_figure(
         absent: positions that no sentence has (such as -1): drawn hollow,
             their bars hatched.
         title: a title over the figure.
+        width: the figure's width in inches; ``None``: the text column's, and a
+            phone's layout too (see `mha.plotting.screens`), the bars under
+            the plane.
     """
     if isinstance(positions, (str, bytes)) or not isinstance(positions, Sequence):
         raise TypeError(
@@ -101,8 +113,13 @@ def key_plane_figure(
             f"absent must list some of the positions {list(positions)}, got {missing}"
         )
 
-    fig = BookFigure(figsize=(COLUMN_WIDTH, 3.5), layout="constrained")
-    plane, bars = fig.subplots(1, 2, gridspec_kw={"width_ratios": (1, 1.25)})
+    width = COLUMN_WIDTH if width is None else check_number("width", width)
+    if width < 5.5:  # a phone: the bars under the plane
+        fig = BookFigure(figsize=(width, 7.8), layout="constrained")
+        plane, bars = fig.subplots(2, 1, gridspec_kw={"height_ratios": (1.5, 1)})
+    else:
+        fig = BookFigure(figsize=(width, 3.5), layout="constrained")
+        plane, bars = fig.subplots(1, 2, gridspec_kw={"width_ratios": (1, 1.25)})
     limit = 1.2 * float(max(keys.abs().max(), query.abs().max()))
     plane.axhline(0, color="0.85", linewidth=0.8, zorder=0)
     plane.axvline(0, color="0.85", linewidth=0.8, zorder=0)

@@ -80,6 +80,54 @@ def html_table(header: Sequence[object], rows: Sequence[Sequence[object]]) -> HT
     )
 
 
+class Table:
+    """A table that Jupyter and the book show as a table (Markdown), and that
+    prints as aligned plain text (what nbval compares).
+
+    On a phone the book shows a table of four columns or more as one card per
+    row, so a table a cell prints never runs off a narrow screen.
+
+    Attributes:
+        header: the column names.
+        rows: the cells, as text, row by row.
+    """
+
+    def __init__(self, header: Sequence[object], rows: Sequence[Sequence[object]]):
+        self.header = [str(h) for h in header]
+        self.rows = [[str(c) for c in row] for row in rows]
+
+    def __repr__(self) -> str:
+        widths = [
+            max(len(line[i]) for line in (self.header, *self.rows))
+            for i in range(len(self.header))
+        ]
+        return "\n".join(
+            "  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip()
+            for line in (self.header, *self.rows)
+        )
+
+    def _repr_markdown_(self) -> str:
+        def line(cells):
+            return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+
+        rule = "|" + "---|" * len(self.header)
+        return "\n".join([line(self.header), rule, *map(line, self.rows)])
+
+
+def markdown_table(header: Sequence[object], rows: Sequence[Sequence[object]]) -> Table:
+    """A table of ``rows`` under ``header`` (each cell written with ``str``;
+    Markdown in a cell, such as backticks, is kept)."""
+    if isinstance(header, str) or not header:
+        raise ValueError(f"header must be a non-empty list of column names, got {header!r}")
+    for i, row in enumerate(rows):
+        if isinstance(row, str) or len(row) != len(header):
+            raise ValueError(
+                f"rows[{i}] must have {len(header)} cells, one per column of the "
+                f"header, got {row!r}"
+            )
+    return Table(header, rows)
+
+
 class StaticChoice:
     """A drop-down that shows one of several panels made in advance.
 

@@ -32,21 +32,6 @@ from mha.plotting.screens import (
     for_every_screen,
 )
 
-__all__ = [
-    "BLOCKED",
-    "CMAP",
-    "COLOURS",
-    "COLUMN_WIDTH",
-    "HEAD_COLOURS",
-    "PHONE_MIME",
-    "AttentionFigure",
-    "BookFigure",
-    "display_attention",
-    "head_colour",
-    "heatmap",
-    "to_png",
-]
-
 CMAP = "cividis"
 #: Okabe–Ito colours, distinguishable with every common colour-vision deficiency.
 COLOURS = (
@@ -59,8 +44,8 @@ COLOURS = (
     "#000000",
     "#F0E442",
 )
-#: Each head's colour, the same in every figure and diagram of the book: head 0
-#: blue, head 1 vermilion, head 2 green, head 3 purple, and so on.
+#: The colour of each head, the same in every figure and diagram of the book
+#: (head 0 blue, head 1 vermilion, head 2 green, head 3 purple, and so on).
 HEAD_COLOURS = COLOURS
 #: A marker and a line style for each colour, so that lines also read in greyscale.
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
@@ -78,8 +63,9 @@ LINE_STYLES = (
 QUERY_AXIS = "query (attending)"
 KEY_AXIS = "key (attended to)"
 PROBABILITY = "attention probability"
-#: A blocked key (masked out): a neutral light grey that the colour map never
-#: takes, thin diagonal lines over it, and no number; legends name it ``"blocked"``.
+#: How a blocked key (masked out) is drawn: a neutral light grey that the
+#: colour map never takes, thin diagonal lines over it, and no number; legends
+#: name it ``"blocked"``.
 BLOCKED = "blocked"
 BLOCKED_FACE = "#dddddd"
 BLOCKED_LINES = "#8f8f8f"

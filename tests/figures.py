@@ -20,7 +20,11 @@ def _whole_and_readable(fig, widest: float) -> None:
     assert width <= widest + 1e-9, f"{width:.2f} inches wide"
     drawn = drawn_texts(fig)  # (lays the figure out: every text in its place)
     small = sorted(
-        {(t.get_text(), t.get_fontsize()) for t in drawn if t.get_fontsize() < SMALLEST_TEXT}
+        {
+            (t.get_text(), t.get_fontsize())
+            for t in drawn
+            if t.get_fontsize() < SMALLEST_TEXT
+        }
     )
     assert not small, f"text smaller than {SMALLEST_TEXT} points: {small[:5]}"
     box = fig.bbox

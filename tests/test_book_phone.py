@@ -30,7 +30,12 @@ def figure_output(fig) -> dict:
 
 
 def notebook(*outputs) -> str:
-    cell = {"cell_type": "code", "source": "x", "metadata": {}, "outputs": list(outputs)}
+    cell = {
+        "cell_type": "code",
+        "source": "x",
+        "metadata": {},
+        "outputs": list(outputs),
+    }
     return json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4})
 
 
@@ -72,7 +77,8 @@ def test_a_phone_layout_becomes_a_file_and_a_source_of_the_desk_image():
     element, png = app.env.book_phone_sources["book/chapter"][desk]
     name = book_phone._file_name(png)
     assert html.startswith('<a class="image-reference"')
-    assert f"<picture><source media=\"(max-width: 549px)\" srcset=\"../_images/phone/{name}\"" in html
+    source = f'<source media="(max-width: 549px)" srcset="../_images/phone/{name}"'
+    assert f"<picture>{source}" in html
     assert f"{img}</picture></a>" in html
     assert html.endswith(other)  # an image without a phone layout stays as it was
     assert "data:" not in html

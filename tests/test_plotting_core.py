@@ -12,7 +12,7 @@ from PIL import Image
 
 import mha
 from mha import plotting
-from mha.plotting.core import COLUMN_WIDTH
+from mha.plotting.screens import COLUMN_WIDTH
 
 QUERIES = ["the", "cat", "sat"]
 KEYS = ["a", "dog", "ran", "off"]

@@ -102,7 +102,9 @@ class Table:
             for i in range(len(self.header))
         ]
         return "\n".join(
-            "  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip()
+            "  ".join(
+                cell.ljust(width) for cell, width in zip(line, widths, strict=True)
+            ).rstrip()
             for line in (self.header, *self.rows)
         )
 
@@ -118,7 +120,9 @@ def markdown_table(header: Sequence[object], rows: Sequence[Sequence[object]]) -
     """A table of ``rows`` under ``header`` (each cell written with ``str``;
     Markdown in a cell, such as backticks, is kept)."""
     if isinstance(header, str) or not header:
-        raise ValueError(f"header must be a non-empty list of column names, got {header!r}")
+        raise ValueError(
+            f"header must be a non-empty list of column names, got {header!r}"
+        )
     for i, row in enumerate(rows):
         if isinstance(row, str) or len(row) != len(header):
             raise ValueError(

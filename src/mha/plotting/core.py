@@ -26,7 +26,6 @@ from PIL import Image
 from mha._checks import as_matrix, check_int, check_tokens
 from mha.plotting.fingerprint import fingerprint
 from mha.plotting.screens import (
-    COLUMN_WIDTH,
     PHONE_SCREEN,
     SMALLEST_TEXT,
     for_every_screen,
@@ -482,7 +481,12 @@ def attention_grid(
     else:
         x_bar = left + grid_w + 0.2
         bar_ax = fig.add_axes(
-            (x_bar / width, bottom / height, 0.15 / width, (grid_h - head_title) / height)
+            (
+                x_bar / width,
+                bottom / height,
+                0.15 / width,
+                (grid_h - head_title) / height,
+            )
         )
         orientation = "vertical"
         where = {"loc": "upper left", "bbox_to_anchor": ((x_bar - 0.1) / width,
@@ -609,4 +613,3 @@ def display_attention(
         width=width,
         dpi=dpi,
     )
-

@@ -217,7 +217,9 @@ def head_contributions_figure(
     rows = torch.cat([pieces, bias[None]])  # (n_heads + 1, d_model)
     limit = float(torch.cat([rows.flatten(), output]).abs().max()) or 1.0
     labels = [f"head {h}" for h in range(n_heads)] + ["bias"]
-    width, phone = _room(min(COLUMN_WIDTH, 0.62 * d_model + 2.4) if width is None else width)
+    width, phone = _room(
+        min(COLUMN_WIDTH, 0.62 * d_model + 2.4) if width is None else width
+    )
     title = "What each head adds to the output"
     title = f"{title} of '{token}'" if token else title
     if phone:
@@ -230,7 +232,9 @@ def head_contributions_figure(
             fontsize=9,
         )  # fmt: skip
         ax_sum.set_xlabel("head (or bias)", fontsize=9)
-        ax_sum.set_yticks(range(d_model), labels=[str(f) for f in range(d_model)], fontsize=9)
+        ax_sum.set_yticks(
+            range(d_model), labels=[str(f) for f in range(d_model)], fontsize=9
+        )
         ax_sum.set_ylabel("output feature", fontsize=10)
         ax_sum.axvline(n_heads - 0.5, color="white", linewidth=2)
         ax_out.set_xticks([0], labels=["sum"], fontsize=9)

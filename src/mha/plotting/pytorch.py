@@ -9,9 +9,9 @@ import torch
 from mha._checks import as_matrix, as_panels, check_int, check_tokens
 from mha.plotting.core import (
     AttentionFigure,
-    check_blocked_are_empty,
     attention_grid,
     blocked_keys,
+    check_blocked_are_empty,
 )
 from mha.plotting.screens import for_every_screen
 

@@ -1,0 +1,108 @@
+"""Every chapter opened in a real JupyterLab (as ``make lab`` serves it, with
+jupyterlab-myst) reads as on the site: no role drawn as its raw text (such as
+``training.fit <mha.training.loop.fit>``), every exercise numbered as the site
+numbers it and the text cites it (``Exercise 4.1``, not ``Exercise 1``), and
+no console error (such as a cross-reference JupyterLab cannot find).
+
+(The checks are plain functions of the rendered text, so that they can move
+into the tooling package with the JupyterLab driver.)"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from lab_driver import jupyterlab, markdown_cells, open_notebook
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+import lab_markup  # noqa: E402
+from toc import notebooks  # noqa: E402
+
+sys.path.remove(str(ROOT / "scripts"))
+
+# A role drawn as its raw text: its braces, or its "title <target>" body.
+RAW_ROLE = re.compile(r"\{[a-z][\w:-]*\}`|\S <(?:mha|torch)\.[\w.]+>|<~?mha\.[\w.]+>")
+EXERCISE = re.compile(r"^(?:Solution to )?Exercise[\s\u00a0]+(\S+?)\.?$", re.MULTILINE)
+
+
+def raw_roles(texts: list[str]) -> list[str]:
+    """The pieces of raw role text in the rendered cells ``texts``."""
+    return [m.group(0) for text in texts for m in RAW_ROLE.finditer(text)]
+
+
+def exercise_numbers(texts: list[str]) -> list[str]:
+    """The numbers of the exercises the rendered cells ``texts`` show, in
+    order (not their solutions)."""
+    return [
+        m.group(1)
+        for text in texts
+        for m in EXERCISE.finditer(text)
+        if not m.group(0).startswith("Solution")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "roles", "numbers"),
+    [
+        ("Train with training.fit <mha.training.loop.fit> now.", ["t <mha.training.loop.fit>"], []),
+        ("A {py:func}`x` and [`mha.tokenize`](api.md).", ["{py:func}`"], []),
+        ("Exercise 4.1\n\nDo it.\n\nSolution to Exercise 4.1", [], ["4.1"]),
+        ("Exercise 1\n\nSee exercise 4.1 and a < b.", [], ["1"]),
+    ],
+)  # fmt: skip
+def test_what_the_checks_find(text, roles, numbers):
+    assert raw_roles([text]) == roles
+    assert exercise_numbers([text]) == numbers
+
+
+CHAPTERS = notebooks()
+
+
+def test_every_chapter_reads_in_jupyterlab_as_on_the_site(browser):
+    numbers = lab_markup.chapter_numbers()
+    problems = []
+    with jupyterlab(CHAPTERS) as (base, token):
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        page = context.new_page()
+        errors = []
+        page.on("pageerror", lambda error: errors.append(f"uncaught: {error}"))
+        page.on(
+            "console", lambda m: m.type == "error" and errors.append(f"console: {m.text}")
+        )
+        for chapter in CHAPTERS:
+            errors.clear()
+            open_notebook(page, base, token, chapter.name, wait_for_kernel=False)
+            page.wait_for_function(
+                """() => {
+                    const cells = [...document.querySelectorAll(
+                        '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-MarkdownCell')];
+                    return cells.length > 0 && cells.every(c => c.querySelector('.myst'));
+                }""",
+                timeout=60_000,
+            )
+            page.wait_for_timeout(500)  # references are resolved after the cells draw
+            texts = markdown_cells(page).all_inner_texts()
+            source = chapter.read_text()
+            expected = [
+                f"{numbers[chapter.name]}.{k}"
+                for k in range(1, source.count("```{exercise}") + 1)
+            ] if chapter.name in numbers else []  # fmt: skip
+            found = {
+                "raw roles": raw_roles(texts),
+                "exercise numbers": []
+                if exercise_numbers(texts) == expected
+                else [f"{exercise_numbers(texts)}, the site's {expected}"],
+                "errors": list(errors),
+            }
+            problems += [
+                f"{chapter.name}: {kind}: {what}"
+                for kind, items in found.items()
+                for what in items
+            ]
+        context.close()
+    assert problems == [], "\n".join(problems)

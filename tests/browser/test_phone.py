@@ -1,0 +1,159 @@
+"""The book on a phone (390 px, a common phone; 360 px, the narrowest): every
+number the prose quotes in view, figures in their phone layout, code that
+scrolls saying so, and touch targets a finger can hit.
+
+(Each check is a JavaScript function run in the page, kept in this module's
+constants, so that it can move into the tooling package with its test.)"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import toc_pages
+from test_pages import load_images, settle
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+PHONE = 390  # a common phone: a 358 px column
+NARROWEST = 360  # the narrowest common phone: a 328 px column
+TOUCH = 44  # CSS px: the usual smallest touch target
+
+
+def part_one() -> list[str]:
+    """The pages of the book's first part, the core path (_toc.yml)."""
+    import yaml
+
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    return [f"{chapter['file']}.html" for chapter in toc["parts"][0]["chapters"]]
+
+
+# Printed outputs (a stream, or a result shown as plain text) wider than their
+# box, which a reader would have to scroll to read; tables wider than the box
+# that holds them. Each: its width, its box's, and its widest line or text.
+TOO_WIDE = """() => {
+    const article = document.querySelector('.bd-article');
+    const printed = [...article.querySelectorAll(
+        'div.cell_output :is(div.output.stream, div.output.text_plain) pre')]
+        .filter(pre => !pre.closest('.mha-explorer'))
+        .filter(pre => pre.scrollWidth > pre.clientWidth + 1)
+        .map(pre => [pre.scrollWidth, pre.clientWidth, pre.textContent.split('\\n')
+            .reduce((a, b) => a.length >= b.length ? a : b).trim().slice(0, 80)]);
+    const tables = [...article.querySelectorAll('table')].map(table => {
+        let box = table.parentElement;
+        while (box !== article && getComputedStyle(box).overflowX === 'visible')
+            box = box.parentElement;
+        return [Math.round(table.getBoundingClientRect().width), box.clientWidth,
+                table.textContent.trim().replace(/\\s+/g, ' ').slice(0, 80)];
+    }).filter(([width, room]) => width > room + 1);
+    return {printed, tables};
+}"""
+
+
+@pytest.mark.parametrize("width", [PHONE])
+def test_printed_outputs_and_tables_fit_a_phone(open_page, page_path, width):
+    """At 390 px no printed output of Part 1 is wider than its column, and no
+    table of any page: the numbers the prose quotes are all in view (print
+    per head or per row; print a table as a table: a wide one becomes cards)."""
+    page, _ = open_page(page_path, width=width)
+    settle(page)
+    found = page.evaluate(TOO_WIDE)
+    printed = found["printed"] if page_path in part_one() else []
+    assert printed == [], "printed outputs wider than the column (width, room, line):\n" + (
+        "\n".join(map(str, printed))
+    )
+    assert found["tables"] == [], "tables wider than their box:\n" + "\n".join(
+        map(str, found["tables"])
+    )
+
+
+# Every figure of the page with a phone layout: the picture shown (its
+# currentSrc), its shape and the phone source's, its shown width.
+PICTURES = """() => [...document.querySelectorAll('.bd-article picture')].map(p => {
+    const img = p.querySelector('img'), source = p.querySelector('source');
+    return {shown: img.currentSrc, phone: new URL(source.srcset, document.baseURI).href,
+            desk: img.src, ratio: img.getBoundingClientRect().width
+                                  / img.getBoundingClientRect().height,
+            phoneRatio: source.width / source.height, deskRatio: img.width / img.height,
+            width: img.getBoundingClientRect().width};
+})"""
+
+
+def pages_with_phone_layouts() -> list[str]:
+    from conftest import SITE
+
+    return [p for p in toc_pages() if "<picture><source" in (SITE / p).read_text()]
+
+
+def test_a_phone_shows_the_phone_layout_and_a_desk_the_desks(browser, site_url):
+    pages = pages_with_phone_layouts()
+    assert pages, "no page has a figure with a phone layout"
+    for width, which in ((NARROWEST, "phone"), (PHONE, "phone"), (1280, "desk")):
+        context = browser.new_context(viewport={"width": width, "height": 900})
+        page = context.new_page()
+        page.goto(site_url + pages[0], wait_until="networkidle")
+        load_images(page)
+        pictures = page.evaluate(PICTURES)
+        context.close()
+        assert pictures
+        for picture in pictures:
+            assert picture["shown"] == picture[which], (width, picture)
+            ratio = picture["phoneRatio" if which == "phone" else "deskRatio"]
+            assert abs(picture["ratio"] - ratio) < 0.02, (width, picture)  # not squeezed
+            if which == "phone":
+                assert picture["width"] <= width - 30, picture  # in the column
+
+
+# A code or output box that scrolls sideways: whether the page shows a shadow
+# at the side where code is hidden. Its background is drawn in a canvas-free
+# way: the box's own background layers must include the shadows that stay put
+# while the text scrolls ("scroll"), and the covers that scroll with it ("local").
+SCROLL_CUE = """() => [...document.querySelectorAll('.bd-article div.highlight pre')]
+    .filter(pre => pre.scrollWidth > pre.clientWidth + 1)
+    .map(pre => {
+        const style = getComputedStyle(pre);
+        return [style.backgroundImage.includes('radial-gradient'),
+                style.backgroundAttachment.includes('local'),
+                style.backgroundAttachment.includes('scroll'),
+                pre.textContent.trim().slice(0, 40)];
+    })"""
+
+
+def test_code_that_scrolls_shows_that_it_does(open_page):
+    page, _ = open_page("book/09_pytorch.html", width=PHONE)
+    boxes = page.evaluate(SCROLL_CUE)
+    assert boxes, "no code scrolls on this page at 390 px: pick another"
+    assert all(box[:3] == [True, True, True] for box in boxes), boxes
+
+
+# The header's buttons and the previous/next links: their size, and how many
+# lines the link's title takes.
+TARGETS = """() => {
+    const controls = [...document.querySelectorAll(
+        '.bd-header-article :is(button, a.btn), .prev-next-area a')]
+        .filter(el => el.getClientRects().length && el.offsetParent !== null);
+    return controls.map(el => {
+        const r = el.getBoundingClientRect();
+        const title = el.querySelector('.prev-next-title');
+        const lines = title ? Math.round(title.getBoundingClientRect().height
+                                         / parseFloat(getComputedStyle(title).lineHeight)) : 0;
+        return [el.getAttribute('aria-label') || el.title || el.textContent.trim().slice(0, 40),
+                Math.round(r.width), Math.round(r.height), lines];
+    });
+}"""
+
+
+@pytest.mark.parametrize("width", [NARROWEST, PHONE])
+def test_touch_targets_are_big_enough_and_titles_short(open_page, width):
+    """On a phone every button of the header and the previous/next links are
+    at least 44 px tall (and the buttons as wide), and a link's chapter title
+    takes two lines at most. (Chapter 10's previous link is chapter 9, the
+    longest title of the book.)"""
+    page, _ = open_page("book/10_block.html", width=width)
+    targets = page.evaluate(TARGETS)
+    assert len(targets) >= 6
+    small = [t for t in targets if t[2] < TOUCH or (t[3] == 0 and t[1] < TOUCH)]
+    assert small == [], f"smaller than {TOUCH} px (name, width, height): {small}"
+    long = [t for t in targets if t[3] > 2]
+    assert long == [], f"titles on more than two lines: {long}"

@@ -9,7 +9,7 @@ import re
 import textwrap
 
 import mha
-from mha.display import SourceCode, html_table, static_choice
+from mha.display import SourceCode, html_table, markdown_table, static_choice
 
 
 def test_show_source_shows_the_code_of_the_package_itself():
@@ -80,4 +80,16 @@ BAD_INPUT = [
     (lambda: static_choice("x", ["a"], [3]), TypeError, "panels", "HTML", "got int"),
     (lambda: static_choice("x", [], []), ValueError, "labels and panels", "non-empty",
      "got 0 labels and 0 panels"),
+    (lambda: markdown_table("ab", [["a", "b"]]), ValueError, "header",
+     "non-empty list of column names", "got 'ab'"),
+    (lambda: markdown_table(["a", "b"], [["a", "b"], ["c"]]), ValueError, "rows[1]",
+     "2 cells, one per column", "got ['c']"),
 ]  # fmt: skip
+
+
+def test_a_table_is_markdown_for_the_page_and_aligned_text_for_nbval():
+    table = markdown_table(["L", "time (ms)"], [[64, "2.5"], [1024, "a|b"]])
+    assert table._repr_markdown_().splitlines() == [
+        "| L | time (ms) |", "|---|---|", "| 64 | 2.5 |", "| 1024 | a\\|b |"
+    ]  # fmt: skip
+    assert repr(table).splitlines() == ["L     time (ms)", "64    2.5", "1024  a|b"]

@@ -2,17 +2,33 @@
 
 from __future__ import annotations
 
+import base64
 import io
+import re
 
 import matplotlib
 import pytest
 import torch
 from figures import fits_the_column, heatmaps, texts
+from matplotlib.colors import to_hex, to_rgb
 from PIL import Image
 
 import mha
 from mha import plotting
-from mha.plotting.screens import COLUMN_WIDTH
+from mha.plotting.core import (
+    BLOCKED_FACE,
+    BLOCKED_HATCH,
+    CMAP,
+    HEAD_COLOURS,
+    PHONE_MIME,
+    head_colour,
+)
+from mha.plotting.screens import (
+    COLUMN_WIDTH,
+    PHONE_SCREEN,
+    PHONE_WIDTH,
+    SMALLEST_PX,
+)
 
 QUERIES = ["the", "cat", "sat"]
 KEYS = ["a", "dog", "ran", "off"]
@@ -122,4 +138,118 @@ BAD_INPUT = [
      "torch.Tensor", "got list"),
     (lambda: mha.display_attention(["a", "b"], list("xyz"), ATTENTION, 4.0, 2, 2), TypeError,
      "n_heads", "an int", "got float 4.0"),
+    (lambda: mha.display_attention(["a", "b"], list("xyz"), ATTENTION, 4, 2, 2,
+                                   mask=[[True]]), TypeError,
+     "mask", "torch.Tensor (True or 1 = may attend)", "got list"),
+    (lambda: mha.display_attention(["a", "b"], list("xyz"), ATTENTION, 4, 2, 2,
+                                   mask=torch.ones(3, 2, 2, 3, dtype=torch.bool)), ValueError,
+     "mask", "broadcastable to (n_heads, q_len, k_len) = (4, 2, 3)", "got shape (3, 2, 2, 3)"),
+    (lambda: mha.display_attention(["a", "b"], list("xyz"), ATTENTION, 4, 2, 2,
+                                   mask=torch.eye(2, 3).bool()), ValueError,
+     "mask", "block only keys that get no weight", "holds 0.333"),
 ]  # fmt: skip
+
+
+# --- Blocked keys, head colours, the phone's layout ------------------------------------
+
+TOKENS = ["i", "wonder", "what", "will", "come", "next"]
+
+
+def causal_maps(n_heads, gen):
+    scores = torch.randn(n_heads, 6, 6, generator=gen)
+    return torch.softmax(scores.masked_fill(~mha.causal_mask(6), float("-inf")), -1)
+
+
+def test_blocked_keys_are_grey_hatched_and_unnumbered_and_named_in_the_legend(gen):
+    fig = mha.display_attention(
+        TOKENS, TOKENS, causal_maps(4, gen), 4, 2, 2, mask=mha.causal_mask(6)
+    )
+    for ax in heatmaps(fig):
+        drawn = torch.as_tensor(ax.images[0].get_array().filled(float("nan")))
+        blocked = ~mha.causal_mask(6)
+        assert drawn[blocked].isnan().all() and not drawn[~blocked].isnan().any()
+        assert len(ax.patches) == int(blocked.sum())  # one patch per blocked key
+        for patch in ax.patches:
+            assert patch.get_hatch() == BLOCKED_HATCH
+            assert to_hex(patch.get_facecolor()) == BLOCKED_FACE
+        # Numbers only in the cells that may attend: 21 of 36.
+        assert len(ax.texts) == 21
+    (legend,) = fig.legends
+    assert texts(legend.get_texts()) == ["blocked"]
+    # The grey is none of the colour map's: the map never draws a blocked key.
+    rgb = matplotlib.colormaps[CMAP](torch.linspace(0, 1, 256).numpy())[:, :3]
+    grey = torch.tensor(to_rgb(BLOCKED_FACE), dtype=torch.float64)
+    assert (torch.tensor(rgb) - grey).abs().sum(dim=1).min() > 0.2
+
+
+def test_without_a_mask_nothing_is_blocked_and_no_legend(gen):
+    fig = mha.display_attention(TOKENS, TOKENS, causal_maps(4, gen), 4, 2, 2)
+    assert not fig.legends and not any(ax.patches for ax in heatmaps(fig))
+
+
+def test_every_head_has_its_colour_in_every_figure(gen):
+    maps = mha.display_attention(TOKENS, TOKENS, causal_maps(4, gen), 4, 2, 2)
+    q = torch.randn(6, 8, generator=gen)
+    split = plotting.head_split_figure(q, TOKENS, 4)
+    for head, ax in enumerate(heatmaps(maps)):
+        assert to_hex(ax.title.get_color()) == head_colour(head).lower()
+        assert {to_hex(s.get_edgecolor()) for s in ax.spines.values()} == {
+            head_colour(head).lower()
+        }
+    panels = [ax for ax in split.axes if ax.get_title().startswith("head")]
+    assert [to_hex(ax.title.get_color()) for ax in panels] == [
+        head_colour(h).lower() for h in range(4)
+    ]
+    assert HEAD_COLOURS[:4] == ("#0072B2", "#D55E00", "#009E73", "#CC79A7")
+
+
+def test_four_maps_get_a_phone_layout_without_numbers_and_one_map_needs_none(gen):
+    fig = mha.display_attention(TOKENS, TOKENS, causal_maps(4, gen), 4, 2, 2)
+    phone = fig.phone
+    assert phone is not None
+    assert phone.get_size_inches()[0] == pytest.approx(PHONE_WIDTH)
+    fits_the_column(fig)  # and the phone's text is 9 px or more in 360 px
+    assert all(ax.texts for ax in heatmaps(fig))  # the desk prints values
+    assert not any(ax.texts for ax in heatmaps(phone))  # they would not fit
+    bar = [ax for ax in phone.axes if not ax.images or ax not in heatmaps(phone)][0]
+    width, height = bar.get_position().width, bar.get_position().height
+    assert width > height  # the colour bar lies under the maps
+    one = mha.display_attention(TOKENS, TOKENS, causal_maps(1, gen), 1, 1, 1)
+    assert one.phone is None
+    fits_the_column(one)  # legible on a phone as it is
+    fixed = mha.display_attention(
+        TOKENS, TOKENS, causal_maps(4, gen), 4, 2, 2, width=COLUMN_WIDTH
+    )
+    assert fixed.phone is None  # a width asked for: that layout only
+
+
+def test_the_notebook_gets_the_desk_png_and_the_phone_s_as_a_picture_source(gen):
+    fig = mha.display_attention(TOKENS, TOKENS, causal_maps(4, gen), 4, 2, 2)
+    data, metadata = fig._repr_mimebundle_()
+    assert set(data) == {"image/png", "text/plain", PHONE_MIME}
+    assert data["text/plain"] == repr(fig)
+    width, height = (fig.get_size_inches() * 100).round()
+    assert metadata == {"image/png": {"width": int(width), "height": int(height)}}
+    source = data[PHONE_MIME]
+    media = re.search(r'media="\(max-width: (\d+)px\)"', source)
+    assert int(media.group(1)) == PHONE_SCREEN
+    png = base64.b64decode(re.search(r"base64,([^\"]+)", source).group(1))
+    width, height = Image.open(io.BytesIO(png)).size
+    phone_w, phone_h = (fig.phone.get_size_inches() * 100).round()
+    assert (width, height) == (2 * phone_w, 2 * phone_h)  # sharp: twice its size
+    assert f'width="{int(phone_w)}" height="{int(phone_h)}"' in source
+
+
+def test_the_phone_layout_is_used_only_below_the_column_where_the_desk_s_reads():
+    """PHONE_SCREEN: in any wider screen's column (the screen less 32 px) the
+    desk's figure, 720 px wide at most, keeps its 9-point text at 9 px or more."""
+    column = PHONE_SCREEN + 1 - 32
+    assert 9 * 100 / 72 * column / (COLUMN_WIDTH * 100) >= SMALLEST_PX
+
+
+def test_a_mask_that_blocks_weighted_keys_is_refused(gen):
+    probs = causal_maps(4, gen)
+    with pytest.raises(
+        ValueError, match="mask must block only keys that get no weight"
+    ):
+        mha.display_attention(TOKENS, TOKENS, probs, 4, 2, 2, mask=~mha.causal_mask(6))

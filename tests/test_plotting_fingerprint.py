@@ -9,6 +9,7 @@ import difflib
 import matplotlib
 import pytest
 import torch
+from figures import heatmaps
 
 import mha
 from mha import plotting
@@ -110,3 +111,36 @@ def test_the_fingerprint_names_what_it_covers_so_a_change_reads_as_a_diff(figure
     assert sorted(line[:8] for line in changes) == [
         "+  drawn", "+  phone", "-  drawn", "-  phone"
     ]  # fmt: skip
+
+
+def test_the_look_of_a_blocked_key_and_the_phone_layout_are_in_the_fingerprint(gen):
+    tokens = ["i", "wonder", "what"]
+    causal = mha.causal_mask(3)
+    scores = torch.randn(4, 3, 3, generator=gen).masked_fill(~causal, float("-inf"))
+    probs = torch.softmax(scores, dim=-1)
+
+    def draw(**kwargs):
+        return mha.display_attention(tokens, tokens, probs, 4, 2, 2, **kwargs)
+
+    masked, unmasked = draw(mask=causal), draw()
+    assert repr(masked) != repr(unmasked)  # blocked keys read apart from a weight of 0
+    # Another hatch, or another grey, alone: another fingerprint.
+    for change in (lambda p: p.set_hatch("\\\\"), lambda p: p.set_facecolor("#bbbbbb")):
+        other = draw(mask=causal)
+        change(heatmaps(other)[0].patches[0])
+        assert repr(other) != repr(masked)
+    # What only the phone layout draws changes the phone's line alone.
+    other = draw(mask=causal)
+    heatmaps(other.phone)[1].images[0].set_data(torch.full((3, 3), 0.5).numpy())
+    changes = diff(repr(masked), repr(other))
+    assert [line[:8] for line in changes] == ["-  phone", "+  phone"]
+    # Rendering does not: the phone's digest holds with antialiasing off.
+    crisp_rc = {"lines.antialiased": False, "patch.antialiased": False}
+    with matplotlib.rc_context(crisp_rc):
+        crisp = draw(mask=causal)
+    assert repr(crisp) == repr(masked)
+
+
+def test_the_first_line_says_how_large_the_smallest_text_is(figure):
+    first = repr(figure()).splitlines()[0]
+    assert first.endswith("smallest text 12.5 px")  # 9 points at 100 dpi

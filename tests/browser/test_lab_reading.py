@@ -72,7 +72,8 @@ def test_every_chapter_reads_in_jupyterlab_as_on_the_site(browser):
         errors = []
         page.on("pageerror", lambda error: errors.append(f"uncaught: {error}"))
         page.on(
-            "console", lambda m: m.type == "error" and errors.append(f"console: {m.text}")
+            "console",
+            lambda m: m.type == "error" and errors.append(f"console: {m.text}"),
         )
         for chapter in CHAPTERS:
             errors.clear()

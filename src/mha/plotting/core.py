@@ -62,15 +62,17 @@ LINE_STYLES = (
 QUERY_AXIS = "query (attending)"
 KEY_AXIS = "key (attended to)"
 PROBABILITY = "attention probability"
-#: How a blocked key (masked out) is drawn: a neutral light grey that the
-#: colour map never takes, thin diagonal lines over it, and no number; legends
-#: name it ``"blocked"``.
+#: The word for a blocked key (masked out) in legends.
 BLOCKED = "blocked"
+#: The fill of a blocked key, a neutral light grey that the colour map never
+#: takes, with thin diagonal lines over it (and no number).
 BLOCKED_FACE = "#dddddd"
+#: The colour of the lines over a blocked key.
 BLOCKED_LINES = "#8f8f8f"
+#: The lines over a blocked key (a matplotlib hatch).
 BLOCKED_HATCH = "///"
-#: A NaN (what PyTorch returns for a query with every key blocked): ``"NaN"``
-#: printed in its cell, on white (or on the blocked look if it is blocked).
+#: The word printed in a NaN's cell (what PyTorch returns for a query with
+#: every key blocked), on white, or on the blocked look if it is blocked.
 NAN_TEXT = "NaN"
 #: The notebook output type that holds a figure's phone layout (a ``<source>``
 #: of a ``<picture>``, the PNG in it as a ``data:`` URL); the book's build
@@ -401,14 +403,14 @@ def attention_grid(
     bottom = 0.35 + char * max(len(t) for t in key_tokens)
     phone = width is not None and width < 5.5
     if width is not None and figsize is None:  # titles wrapped to their panel's width
-        panel = (width - left - (0.0 if phone else 1.0) - (n_cols - 1) * 0.15) / n_cols
+        panel = (width - left - (0.0 if phone else 1.1) - (n_cols - 1) * 0.15) / n_cols
         titles = ["\n".join(_wrap(t, int(panel / 0.08))) for t in titles]
     if title and width is not None and figsize is None:
         title = "\n".join(_wrap(title, int(width / 0.09)))
     lines = max(t.count("\n") + 1 for t in titles)
     title_lines = title.count("\n") + 1 if title else 0
     top, gap, head_title = 0.05 + 0.3 * title_lines, 0.15, 0.12 + 0.18 * lines
-    bar = 0.0 if phone else 1.0  # room right of the panels
+    bar = 0.0 if phone else 1.1  # room right of the panels
     under = 0.75 if phone else 0.0  # room under them
     rows_h = lambda cell_h: n_rows * (head_title + cell_h) + (n_rows - 1) * gap  # noqa: E731
     if figsize is not None:
@@ -489,8 +491,9 @@ def attention_grid(
             )
         )
         orientation = "vertical"
-        where = {"loc": "upper left", "bbox_to_anchor": ((x_bar - 0.1) / width,
-                                                         (bottom - 0.05) / height)}  # fmt: skip
+        # Under the colour bar, its right edge on the figure's.
+        where = {"loc": "upper right",
+                 "bbox_to_anchor": (1 - 0.05 / width, (bottom - 0.05) / height)}  # fmt: skip
     fig.colorbar(
         image,
         cax=bar_ax,

@@ -181,7 +181,7 @@ def head_split_figure(
         whole.text(
             first + (d_key - 1) / 2,
             -0.75,
-            f"head {head}" if d_key * cells[0] >= 0.62 else str(head),
+            f"head {head}" if d_key * cells[0] >= 0.45 else str(head),
             ha="center",
             va="bottom",
             fontsize=9,
@@ -198,7 +198,7 @@ def head_split_figure(
             fontsize=9,
         )
         ax.set_title(
-            f"head {head}" if d_key * cells[1] >= 0.62 else str(head),
+            f"head {head}" if d_key * cells[1] >= 0.5 else str(head),
             fontsize=10,
             color=colour,
             fontweight="bold",

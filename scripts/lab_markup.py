@@ -11,6 +11,8 @@ in both places:
   ``mha.tokenize <mha.text.tokenize>``. A Markdown link to the object's entry
   in the API page, ``[`mha.tokenize`](api.md#mha.text.tokenize)``, is a link
   on the site and clean code text in JupyterLab.
+- A role whose text runs over two lines (``{ref}`the argument`` then
+  ``<label>``` on the next) is not found there: each is joined into one line.
 - An exercise is numbered ``Exercise 1`` in JupyterLab, which sees one
   notebook, and ``Exercise 4.1`` on the site. ``:enumerator: 4.1`` gives it
   the site's number in JupyterLab (the site's build accepts the option and
@@ -34,6 +36,8 @@ ROLE = re.compile(
     r"\{(?:py:)?(func|class|meth|mod|attr|data|obj|exc|const)\}`([^`]*)`", re.DOTALL
 )
 TITLED = re.compile(r"(.*?)\s*<([^<>]+)>\s*$", re.DOTALL)
+# Any role whose text holds a line break.
+SPLIT_ROLE = re.compile(r"(\{[a-z][\w:-]*\}`)([^`]*\n[^`]*)`")
 EXERCISE = re.compile(r"^(`{3,}|:{3,})\{exercise\}[^\n]*\n", re.MULTILINE)
 ENUMERATOR = re.compile(r"^:enumerator:.*\n", re.MULTILINE)
 
@@ -92,6 +96,10 @@ def rewrite(notebook: dict, chapter: int | None) -> list[str]:
         before = "".join(cell["source"])
         after = ROLE.sub(link, before)
         changes += [f"{m.group(0)!r} -> {link(m)!r}" for m in ROLE.finditer(before)]
+        changes += [f"{m.group(0)!r} on one line" for m in SPLIT_ROLE.finditer(after)]
+        after = SPLIT_ROLE.sub(
+            lambda m: m.group(1) + " ".join(m.group(2).split()) + "`", after
+        )
         if chapter is not None:
             numbered, k = number_exercises(after, chapter, k)
             if numbered != after:

@@ -55,7 +55,11 @@ MUTATIONS = [
     ("8-point numbers in the heatmaps' cells", "plotting/core.py",
      "fontsize: float = SMALLEST_TEXT,\n    cmap", "fontsize: float = 8,\n    cmap"),
     ("a figure wider than the text column", "plotting/merge.py",
-     "figsize=(min(COLUMN_WIDTH, 0.62 * d_model", "figsize=(max(COLUMN_WIDTH, 0.62 * d_model"),
+     "_room(min(COLUMN_WIDTH, 0.62 * d_model", "_room(max(COLUMN_WIDTH, 0.62 * d_model"),
+    ("phone layouts as wide as the desk's", "plotting/screens.py",
+     "PHONE_WIDTH = 4.5", "PHONE_WIDTH = 7.2"),
+    ("blocked keys drawn as weights of 0", "plotting/core.py",
+     "        hidden = hidden | blocked", "        hidden = hidden"),
 ]  # fmt: skip
 
 # The unit tests, but for those of how mha is installed (a fresh environment

@@ -165,6 +165,19 @@ def test_no_role_that_jupyterlab_draws_raw(path):
     )
 
 
+SPLIT_ROLE = re.compile(r"\{[a-z][\w:-]*\}`[^`]*\n[^`]*`")
+
+
+@CHAPTERS
+def test_no_role_runs_over_two_lines(path):
+    """JupyterLab does not find the target of ``{ref}`title`` broken before
+    its ``<label>`` (and says so in the console)."""
+    split = SPLIT_ROLE.findall(_markdown(path))
+    assert not split, (
+        f"roles over two lines (scripts/lab_markup.py joins them): {split}"
+    )
+
+
 API_LINK = re.compile(r"\]\(api\.md#([^)\s]+)\)")
 
 
@@ -230,7 +243,8 @@ def test_the_script_makes_a_chapter_pass_the_checks():
         "cells": [
             {"cell_type": "markdown", "metadata": {}, "source":
              "See {py:func}`mha.tokenize <mha.text.tokenize>`, {py:mod}`mha.masks`,\n"
-             "{py:class}`~mha.block.EncoderBlock` and {cite:p}`vaswani2017`.\n\n"
+             "{py:class}`~mha.block.EncoderBlock` and {cite:p}`vaswani2017`,\n"
+             "{ref}`the argument\n<why>`.\n\n"
              "```{exercise}\n:label: one\n\nDo it.\n```\n"},
             {"cell_type": "code", "metadata": {}, "outputs": [], "source": "x = 1"},
             {"cell_type": "markdown", "metadata": {}, "source":
@@ -243,7 +257,8 @@ def test_the_script_makes_a_chapter_pass_the_checks():
     assert first.startswith(
         "See [`mha.tokenize`](api.md#mha.text.tokenize), "
         "[`mha.masks`](api.md#module-mha.masks),\n"
-        "[`EncoderBlock`](api.md#mha.block.EncoderBlock) and {cite:p}`vaswani2017`."
+        "[`EncoderBlock`](api.md#mha.block.EncoderBlock) and {cite:p}`vaswani2017`,\n"
+        "{ref}`the argument <why>`."
     )
     assert "```{exercise}\n:enumerator: 4.1\n:label: one\n" in first
     assert second == "```{exercise}\n:enumerator: 4.2\n:label: two\n\nAgain.\n```\n"

@@ -74,6 +74,9 @@ def jupyterlab(notebooks: list[Path], timeout: float = 60) -> Iterator[tuple[str
         root.mkdir()
         for notebook in notebooks:
             shutil.copy(notebook, root / notebook.name)
+            images = notebook.parent / "images"  # the diagrams the chapters show
+            if images.is_dir() and not (root / "images").exists():
+                shutil.copytree(images, root / "images")
         env = {
             **os.environ,
             "MPLBACKEND": "Agg",

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from lab_driver import jupyterlab, markdown_cells, open_notebook
+from lab_driver import jupyterlab, markdown_cells, notebook_shown
 
 pytestmark = pytest.mark.browser
 
@@ -63,6 +63,13 @@ def test_what_the_checks_find(text, roles, numbers):
 CHAPTERS = notebooks()
 
 
+def open_alone(page, base: str, token: str, name: str) -> None:
+    """Open notebook ``name`` as the only tab (``reset`` forgets the tabs an
+    earlier page left open), without waiting for its kernel."""
+    page.goto(f"{base}/lab/tree/{name}?reset&token={token}")
+    notebook_shown(page).wait_for(timeout=60_000)
+
+
 def test_every_chapter_reads_in_jupyterlab_as_on_the_site(browser):
     numbers = lab_markup.chapter_numbers()
     problems = []
@@ -77,7 +84,7 @@ def test_every_chapter_reads_in_jupyterlab_as_on_the_site(browser):
         )
         for chapter in CHAPTERS:
             errors.clear()
-            open_notebook(page, base, token, chapter.name, wait_for_kernel=False)
+            open_alone(page, base, token, chapter.name)
             page.wait_for_function(
                 """() => {
                     const cells = [...document.querySelectorAll(

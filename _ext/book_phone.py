@@ -15,7 +15,7 @@ written (``html-page-context``), every ``<img>`` of such a desk PNG is put in
 a ``<picture>`` whose ``<source>``, the phone's, the browser takes on a
 screen as narrow as the source's ``media`` says.
 
-**Tables.** A table of four columns or more is wider than a phone's column
+**Tables.** A table of three columns or more is wider than a phone's column
 (358 px) as soon as its cells hold more than a word or two. After the
 references are resolved (``doctree-resolved``), each such table gets the
 class ``mha-cards`` and every cell of its body the name of its column, in a
@@ -40,7 +40,7 @@ DATA_URL = re.compile(r"data:image/png;base64,([A-Za-z0-9+/=]+)")
 FOLDER = "_images/phone"
 CARDS = "mha-cards"  # a table that becomes cards on a phone
 LABEL = "mha-column"  # a cell's column name, shown on the card
-WIDE = 4  # columns from which a table becomes cards
+WIDE = 3  # columns from which a table becomes cards
 
 
 def setup(app):

@@ -12,6 +12,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import torch
+from docutils import nodes
 
 import mha
 from mha.plotting.core import PHONE_MIME
@@ -100,3 +101,34 @@ def test_pages_without_phone_layouts_are_left_alone():
     markdown = ["# A page that names " + PHONE_MIME]
     book_phone.take_phone_layouts(app, "book/intro", markdown)
     assert markdown == ["# A page that names " + PHONE_MIME]
+
+
+def table(columns: int):
+    """A docutils table of ``columns`` columns: a header row and two rows."""
+    from docutils.core import publish_doctree
+
+    rule = " ".join(["======"] * columns)
+    header = "  ".join(f"h{i}    " for i in range(columns))
+    rows = ["  ".join(f"r{r}c{i}  " for i in range(columns)) for r in range(2)]
+    (found,) = publish_doctree("\n".join([rule, header, rule, *rows, rule])).findall(
+        nodes.table
+    )
+    return found
+
+
+def test_a_wide_table_gets_its_card_form_a_narrow_one_stays():
+    wide = table(3)
+    assert book_phone.as_cards(wide)
+    assert book_phone.CARDS in wide["classes"]
+    labels = [
+        n.astext()
+        for n in wide.findall(nodes.inline)
+        if book_phone.LABEL in n["classes"]
+    ]
+    assert labels == ["h0", "h1", "h2"] * 2  # each body cell names its column
+    body_cells = [e.astext() for e in wide.findall(nodes.entry)][3:]
+    assert body_cells[:3] == ["h0r0c0", "h1r0c1", "h2r0c2"]  # the label, then the cell
+    narrow = table(2)
+    assert not book_phone.as_cards(narrow)
+    assert book_phone.CARDS not in narrow["classes"]
+    assert not [n for n in narrow.findall(nodes.inline)]

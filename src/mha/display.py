@@ -84,7 +84,7 @@ class Table:
     """A table that Jupyter and the book show as a table (Markdown), and that
     prints as aligned plain text (what nbval compares).
 
-    On a phone the book shows a table of four columns or more as one card per
+    On a phone the book shows a table of three columns or more as one card per
     row, so a table a cell prints never runs off a narrow screen.
 
     Attributes:

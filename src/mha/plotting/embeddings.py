@@ -127,7 +127,7 @@ def head_split_figure(
         head framed and named; right (below), one ``(seq_len, d_key)`` panel
         per head (``head 0``, ``head 1``, …), its columns labelled with the
         features they came from. All panels share one colour scale; each
-        head has its colour (`head_colour`) and a line style of its own.
+        head has its colour (`mha.plotting.core.head_colour`) and a line style of its own.
     """
     q = as_matrix("q", q, 2)
     seq_len, d_model = q.shape

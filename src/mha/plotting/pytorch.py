@@ -32,7 +32,7 @@ def weights_panels(
 ) -> AttentionFigure:
     """Attention weights of one sequence and head, computed several ways, side by side.
 
-    The maps look like every attention map of the book (`display_attention`):
+    The maps look like every attention map of the book (`mha.plotting.core.display_attention`):
     the square-root colour scale, the same axis names, each value printed in
     its cell where it fits, a blocked key light grey and hatched. A NaN (what
     PyTorch returns for a query whose keys are all blocked) prints ``NaN`` in
@@ -52,7 +52,7 @@ def weights_panels(
         suptitle: a title over the whole figure.
         n_cols: panels per row; by default all panels in one row.
         cell_size: side of one cell in inches.
-        width: the figure's width in inches (see `display_attention`).
+        width: the figure's width in inches (see `mha.plotting.core.display_attention`).
         dpi: resolution of the figure.
 
     Returns:

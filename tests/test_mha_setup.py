@@ -1,7 +1,7 @@
 """mha_setup, what a chapter's first cell runs once mha is installed: it installs
 what mha lacks without touching the platform's torch and kernel, refuses (in
 one line, on every run) a session that still runs replaced packages, and
-switches on Colab's widget manager. The explorer refuses ipywidgets 7 too."""
+switches on Colab's widget manager."""
 
 from __future__ import annotations
 
@@ -159,18 +159,6 @@ def test_a_session_running_replaced_packages_is_refused_on_every_run(
         assert "restart the kernel (on Colab: Runtime > Restart session)" in line
 
 
-def test_the_explorer_refuses_an_old_ipywidgets_in_one_line(old_widgets_loaded):
-    with pytest.raises(mha_setup.MhaSetupError) as stopped:
-        mha.attention_explorer(mode="live")  # whatever $MHA_EXPLORER says
-    (line,) = stopped.value._render_traceback_()
-    now = metadata.version("ipywidgets")
-    assert line == (
-        "MhaSetupError: mha needs ipywidgets 8 or newer, and this session runs "
-        f"ipywidgets 7.7.1 (ipywidgets {now} is installed now): restart the kernel "
-        "(on Colab: Runtime > Restart session) and run the chapter again."
-    )
-
-
 def test_with_an_old_ipywidgets_installed_too_it_says_to_install(
     old_widgets_loaded, versions
 ):
@@ -196,8 +184,8 @@ def test_on_colab_it_switches_on_the_widget_manager(monkeypatch):
 
 def test_in_a_kernel_that_loaded_ipywidgets_7_every_run_gives_one_line(tmp_path):
     """Colab's case: ipywidgets 7 loaded, 8 installed since. The set-up cell, run
-    twice, and then the explorer each show one line saying what to do (Jupyter's
-    error output holds that line alone: no traceback)."""
+    twice, shows one line saying what to do each time (Jupyter's error output
+    holds that line alone: no traceback)."""
     kernel_dir = tmp_path / "kernels" / "here"
     kernel_dir.mkdir(parents=True)
     (kernel_dir / "kernel.json").write_text(
@@ -229,13 +217,12 @@ def test_in_a_kernel_that_loaded_ipywidgets_7_every_run_gives_one_line(tmp_path)
             ),
             nbformat.v4.new_code_cell(cell),
             nbformat.v4.new_code_cell(cell),
-            nbformat.v4.new_code_cell("import mha\nmha.attention_explorer()"),
         ]
     )
     env = {
         k: v
         for k, v in os.environ.items()
-        if k not in ("MHA_INSTALL_SOURCE", "MHA_EXPLORER")
+        if k != "MHA_INSTALL_SOURCE"
     }
     NotebookClient(notebook, km=kernel, timeout=120, allow_errors=True).execute(env=env)
 
@@ -249,5 +236,4 @@ def test_in_a_kernel_that_loaded_ipywidgets_7_every_run_gives_one_line(tmp_path)
         lines.append(re.sub(r"\x1b\[[0-9;]*m", "", line))
     assert lines[0] == lines[1]
     assert f"(ipywidgets 7.7.1 → {now})" in lines[0]
-    assert f"runs ipywidgets 7.7.1 (ipywidgets {now} is installed now)" in lines[2]
     assert all("restart the kernel" in line for line in lines)

@@ -90,11 +90,11 @@ def test_every_cell_excused_from_nbval_says_why(notebook):
     )
 
 
-def test_explorers_were_stored_in_their_static_form_and_no_widget(notebook):
-    """A chapter that builds an explorer stores the web page's form of it (every
-    frame drawn), as ``make execute`` runs it; no chapter stores an ipywidget or
+def test_explorers_store_their_data_for_the_site_and_no_widget(notebook):
+    """A chapter that builds an explorer stores its data under the explorer's
+    output type (which the site renders); no chapter stores an ipywidget or
     widget state, which the book's pages cannot show."""
-    from mha.explorer.static import MIME
+    from mha.explorer.notebook import MIME
 
     for cell in code_cells(notebook):
         source = "".join(cell["source"])

@@ -1,13 +1,9 @@
-"""The site's own Sphinx extensions (_ext/), piece by piece: explorers turned
-into HTML with their frames as files, images given their size, line breaks in
-long code, page descriptions, deferred scripts. (The one-chapter build in
+"""The site's own Sphinx extensions (_ext/), piece by piece: images given
+their size, line breaks in long code, page descriptions, deferred scripts. (The one-chapter build in
 test_distribution.py loads them all together.)"""
 
 from __future__ import annotations
 
-import base64
-import json
-import logging
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -21,7 +17,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "_ext"))
 import book_code  # noqa: E402
 import book_descriptions  # noqa: E402
-import book_explorers  # noqa: E402
 import book_images  # noqa: E402
 import book_layout  # noqa: E402
 
@@ -29,78 +24,10 @@ import book  # noqa: E402
 
 sys.path.remove(str(ROOT / "_ext"))
 
-from mha.explorer.static import MIME  # noqa: E402
-
 
 def test_the_book_extension_loads_every_module_of_the_folder():
     modules = {path.stem for path in (ROOT / "_ext").glob("*.py")} - {"book"}
     assert set(book.EXTENSIONS) == modules
-    assert book_explorers.MIME == MIME
-
-
-# -- explorers ------------------------------------------------------------------------
-
-
-def png(colour) -> str:
-    from io import BytesIO
-
-    buffer = BytesIO()
-    Image.new("RGB", (2, 2), colour).save(buffer, format="PNG")
-    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode()
-
-
-def notebook(*outputs) -> str:
-    cell = {
-        "cell_type": "code",
-        "source": "x",
-        "metadata": {},
-        "outputs": list(outputs),
-    }
-    return json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4})
-
-
-def fake_app(docname: str):
-    env = SimpleNamespace(doc2path=lambda name: Path(f"/book/{name}.ipynb"))
-    builder = SimpleNamespace(get_target_uri=lambda name: f"{name}.html")
-    return SimpleNamespace(env=env, builder=builder)
-
-
-def test_an_explorer_becomes_html_and_its_images_files():
-    red, blue = png("red"), png("blue")
-    page = f'<div class="mha-explorer"><img src="{red}"><script>["{red}","{blue}"]</script></div>'
-    output = {"output_type": "display_data", "metadata": {},
-              "data": {MIME: page, "text/html": "<p>run me</p>", "text/plain": "x"}}  # fmt: skip
-    app = fake_app("book/chapter")
-    source = [notebook(output)]
-    book_explorers.explorers_to_html(app, "book/chapter", source)
-    data = json.loads(source[0])["cells"][0]["outputs"][0]["data"]
-    assert list(data) == ["text/html"]  # the page alone: not the note, not the text
-    files = app.env.book_explorer_images["book/chapter"]
-    assert len(files) == 2  # each image once, however often the page names it
-    for name, content in files.items():
-        assert name.endswith(".png") and content.startswith(b"\x89PNG")
-        assert data["text/html"].count(f"../_images/explorer/{name}") >= 1
-    assert "data:" not in data["text/html"]
-
-
-def test_other_notebooks_and_pages_are_left_alone():
-    app = fake_app("book/chapter")
-    plain = [notebook({"output_type": "stream", "name": "stdout", "text": "hi"})]
-    before = plain[0]
-    book_explorers.explorers_to_html(app, "book/chapter", plain)
-    assert plain[0] == before
-    app.env.doc2path = lambda name: Path("/book/intro.md")
-    markdown = ["# A page that names " + MIME]
-    book_explorers.explorers_to_html(app, "book/intro", markdown)
-    assert markdown == ["# A page that names " + MIME]
-
-
-def test_a_notebook_with_an_ipywidget_is_a_warning(caplog):
-    view = {"output_type": "display_data", "metadata": {},
-            "data": {"application/vnd.jupyter.widget-view+json": {"model_id": "1"}}}  # fmt: skip
-    with caplog.at_level(logging.WARNING):
-        book_explorers.explorers_to_html(fake_app("c"), "c", [notebook(view)])
-    assert "ipywidget" in caplog.text and "no widget manager" in caplog.text
 
 
 # -- images, code, descriptions, scripts -----------------------------------------------

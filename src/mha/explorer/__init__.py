@@ -27,6 +27,7 @@ def attention_explorer(
     head_counts: Sequence[int] = HEAD_COUNTS,
     masks: Sequence[str] = MASKS,
     sentences: Sequence[str] | None = None,
+    seed: int = 0,
     vocab=None,
 ):
     """An explorer of ``model``'s attention: maps for each head (and layer),
@@ -40,10 +41,11 @@ def attention_explorer(
         model: what to explore. ``None``: the running example's layer, with
             a control for ``weights``. A `mha.training.Task` (such as
             ``training.AGREEMENT``): the models shipped for it, one for each
-            of ``head_counts``. A model you built or trained: a
-            ``training.train(...)`` run, a `mha.example.RunningExample`, or a
-            model with ``embed``, ``position``, ``layers`` (or one
-            ``attention``) and optional ``readouts``, given with its ``vocab``.
+            of ``head_counts``, trained with ``seed``. A model you built or
+            trained: a ``training.train(...)`` run, a
+            `mha.example.RunningExample`, or a model with ``embed``,
+            ``position``, ``layers`` (or one ``attention``) and optional
+            ``readouts``, given with its ``vocab``.
             A dict ``{label: model}``: a control that switches between them.
         weights: with ``model=None``, the running example's weights offered:
             ``"trained"`` (the previous-word model trained with that many
@@ -54,7 +56,9 @@ def attention_explorer(
             (which replaces the last 1 to 3 words by ``<pad>`` and blocks them).
         sentences: the sentences offered; by default the book's three, or
             three of the task's own when the model does not know their words.
-        vocab: the vocabulary of a model given alone.
+        seed: with a Task, the seed of the shipped models shown.
+        vocab: with a model given alone, its `mha.text.Vocab`, or the
+            `mha.training.Task` it was trained on (which also names its answers).
 
     Returns:
         An `mha.explorer.notebook.Explorer`, which a notebook shows. A
@@ -64,11 +68,11 @@ def attention_explorer(
     from mha.explorer.notebook import Explorer
     from mha.text import tokenize
 
-    choice, found = networks(model, vocab, weights, head_counts)
+    choice, found = networks(model, vocab, weights, head_counts, seed)
     masks = _check_subset("masks", masks, MASKS)
-    some = next(iter(next(iter(found.values())).values()))
+    every = [n for by_heads in found.values() for n in by_heads.values()]
     if sentences is None:
-        sentences = example_sentences(some)
+        sentences = example_sentences(every[0])
     if isinstance(sentences, str) or not isinstance(sentences, Sequence):
         raise TypeError(
             f"sentences must be a list of str, got {type(sentences).__name__} "
@@ -81,11 +85,12 @@ def attention_explorer(
             tokens = tokenize(sentence)
         except (TypeError, ValueError) as error:
             raise type(error)(f"sentences must be ones a model can read: {error}") from None
-        unknown = [t for t in tokens if t not in some.vocab]
-        if unknown or len(padded(tokens, "none", 0)) > some.max_length:
-            raise ValueError(
-                f"sentences must use the model's words, at most {some.max_length} of "
-                f"them; got {sentence!r}"
-                + (f" (unknown: {', '.join(unknown)})" if unknown else "")
-            )
+        for some in every:
+            unknown = [t for t in tokens if t not in some.vocab]
+            if unknown or len(padded(tokens, "none", 0)) > some.max_length:
+                raise ValueError(
+                    f"sentences must use the model's words, at most {some.max_length} "
+                    f"of them; got {sentence!r}"
+                    + (f" (unknown: {', '.join(unknown)})" if unknown else "")
+                )
     return Explorer(choice, found, masks, sentences)

@@ -120,7 +120,7 @@ def reading(network: Network, tokens: Sequence[str], mask: str = "none") -> Read
     seen: list[tuple[torch.Tensor, torch.Tensor]] = []
     hooks = [
         layer.register_forward_hook(lambda _m, _i, out: seen.append(out))
-        for layer in network.layers
+        for layer in dict.fromkeys(network.layers)  # (a layer used twice: hooked once)
     ]
     try:
         with torch.no_grad(), one_thread():
@@ -197,8 +197,8 @@ def _read_at(task: Task) -> tuple[str | None, ...]:
 
 
 @functools.cache
-def _of_task(task: Task, n_heads: int) -> Network:
-    return _of_model(load(task, n_heads, dtype=DTYPE), task.vocab, task)
+def _of_task(task: Task, n_heads: int, seed: int = 0) -> Network:
+    return _of_model(load(task, n_heads, seed, dtype=DTYPE), task.vocab, task)
 
 
 def _is_model(value: object) -> bool:
@@ -216,21 +216,23 @@ WHAT = (
 
 def networks(
     model: object,
-    vocab: Vocab | None,
+    vocab: Vocab | Task | None,
     weights: Sequence[str],
     head_counts: Sequence[int],
+    seed: int = 0,
 ) -> tuple[str | None, dict[str, dict[int, Network]]]:
     """The explorer's networks, ``{option: {n_heads: Network}}``, and the label
     of the control that chooses the option (``None`` when there is one).
 
     ``model`` is one of: ``None``, the running example's layer, one option per
     entry of ``weights`` (``"trained"``, ``"random"``); a `mha.training.Task`,
-    its shipped models (seed 0) for each of ``head_counts``; a
+    its shipped models trained with ``seed`` for each of ``head_counts``; a
     `mha.training.loop.TrainingRun` (``training.train(...)``), a
     `mha.example.RunningExample`, or a model with ``embed``, ``position``,
     ``layers`` (or one ``attention``) and optional ``readouts``, given with its
-    ``vocab``: that model alone; or a dict ``{label: one of these}``, one
-    option each.
+    ``vocab`` (a `mha.text.Vocab`, or the `mha.training.Task` it was trained
+    on, which also names its answers): that model alone; or a dict
+    ``{label: one of these}``, one option each.
     """
     if isinstance(model, Mapping):
         if not model or not all(isinstance(k, str) and k for k in model):
@@ -239,12 +241,7 @@ def networks(
             )
         found = {}
         for label, value in model.items():
-            _, options = networks(value, vocab, ("trained",), head_counts)
-            if len(options) != 1:
-                raise ValueError(
-                    f"model[{label!r}] must be one model, not the running example's "
-                    "two weights (give running_example(...) itself)"
-                )
+            _, options = networks(value, vocab, ("trained",), head_counts, seed)
             found[label] = next(iter(options.values()))
         counts = {tuple(sorted(f)) for f in found.values()}
         if len(counts) > 1:
@@ -262,18 +259,23 @@ def networks(
         }
     if isinstance(model, Task):
         counts = _check_subset("head_counts", head_counts, HEAD_COUNTS)
-        return None, {model.name: {n: _of_task(model, n) for n in counts}}
+        check_choice("seed", seed, model.seeds)
+        return None, {model.name: {n: _of_task(model, n, seed) for n in counts}}
     if isinstance(model, TrainingRun):
         network = _of_model(model.model, model.task.vocab, model.task)
     elif isinstance(model, RunningExample):
         network = _of_example(model)
     elif _is_model(model):
-        if not isinstance(vocab, Vocab):
+        if isinstance(vocab, Task):
+            network = _of_model(model, vocab.vocab, vocab)
+        elif isinstance(vocab, Vocab):
+            network = _of_model(model, vocab, None)
+        else:
             raise TypeError(
-                "vocab must be the model's mha.Vocab (such as task.vocab) when model "
-                f"is a {type(model).__name__}, got {type(vocab).__name__}"
+                "vocab must be the model's mha.Vocab or the mha.training.Task it was "
+                f"trained on when model is a {type(model).__name__}, got "
+                f"{type(vocab).__name__}"
             )
-        network = _of_model(model, vocab, None)
     else:
         raise TypeError(f"model must be {WHAT}; got {type(model).__name__}")
     return None, {"model": {network.n_heads: network}}

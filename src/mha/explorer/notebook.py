@@ -150,7 +150,8 @@ class Explorer:
     # -- what a notebook stores -----------------------------------------------------
 
     def note(self) -> str:
-        names = ", ".join(NAMES[name] for name in self.controls())
+        names = {**NAMES, "model": (self.choice or "model:").rstrip(":").lower()}
+        names = ", ".join(names[name] for name in self.controls())
         return (
             f"Run this cell to use the attention explorer here (controls: {names}); "
             "on the book's web page it works without running anything."

@@ -215,7 +215,7 @@ def test_the_page_s_colours_are_matplotlib_s_cividis():
     table = "".join(re.findall(r'"([0-9a-f]+)"', js[js.index("var CIVIDIS"):
                                                      js.index("var TICKS")]))
     colours = colormaps["cividis"](numpy.arange(256), bytes=True)[:, :3]
-    assert table == "".join("%02x%02x%02x" % tuple(int(v) for v in c) for c in colours)
+    assert table == "".join(bytes(int(v) for v in c).hex() for c in colours)
 
 
 BAD_INPUT = [

@@ -39,7 +39,7 @@ def attention_explorer(
 
     Args:
         model: what to explore. ``None``: the running example's layer, with
-            a control for ``weights``. A `mha.training.Task` (such as
+            a control for ``weights``. A `mha.training.task.Task` (such as
             ``training.AGREEMENT``): the models shipped for it, one for each
             of ``head_counts``, trained with ``seed``. A model you built or
             trained: a ``training.train(...)`` run, a
@@ -58,7 +58,7 @@ def attention_explorer(
             three of the task's own when the model does not know their words.
         seed: with a Task, the seed of the shipped models shown.
         vocab: with a model given alone, its `mha.text.Vocab`, or the
-            `mha.training.Task` it was trained on (which also names its answers).
+            `mha.training.task.Task` it was trained on (which also names its answers).
 
     Returns:
         An `mha.explorer.notebook.Explorer`, which a notebook shows. A

@@ -225,12 +225,12 @@ def networks(
     of the control that chooses the option (``None`` when there is one).
 
     ``model`` is one of: ``None``, the running example's layer, one option per
-    entry of ``weights`` (``"trained"``, ``"random"``); a `mha.training.Task`,
+    entry of ``weights`` (``"trained"``, ``"random"``); a `mha.training.task.Task`,
     its shipped models trained with ``seed`` for each of ``head_counts``; a
     `mha.training.loop.TrainingRun` (``training.train(...)``), a
     `mha.example.RunningExample`, or a model with ``embed``, ``position``,
     ``layers`` (or one ``attention``) and optional ``readouts``, given with its
-    ``vocab`` (a `mha.text.Vocab`, or the `mha.training.Task` it was trained
+    ``vocab`` (a `mha.text.Vocab`, or the `mha.training.task.Task` it was trained
     on, which also names its answers): that model alone; or a dict
     ``{label: one of these}``, one option each.
     """

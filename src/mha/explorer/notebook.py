@@ -58,7 +58,7 @@ def title(option: str | None, choice: str | None, n_heads: int, mask: str) -> st
 
 
 class Explorer:
-    """An attention explorer (made by `mha.attention_explorer`).
+    """An attention explorer (made by `mha.explorer.attention_explorer`).
 
     Attributes:
         choice: the label of the control that picks a model (``"Weights:"``,
@@ -114,8 +114,8 @@ class Explorer:
 
     @functools.cached_property
     def data(self) -> dict:
-        """Everything the page needs, as JSON: each distinct set of weights
-        once, with the head counts it is cut into, and the controls' options."""
+        """Everything the page needs, as JSON (each distinct set of weights
+        once, with the head counts it is cut into; the controls' options)."""
         weights, index, models = [], {}, []
         for option, by_heads in self.networks.items():
             for n_heads, network in sorted(by_heads.items()):

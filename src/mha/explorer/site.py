@@ -7,7 +7,7 @@ explorer's output type and a Sphinx extension for its front end.
   :data:`~mha.explorer.notebook.MIME`, before its ``text/html`` form, and
   renders it as an element holding the explorer's data, which the front end
   draws (no picture stored, nothing to fetch).
-- :func:`setup` (``extensions: [mha.explorer.site]``) serves the front end,
+- ``setup`` (``extensions: [mha.explorer.site]``) serves the front end,
   ``explorer.js`` and ``explorer.css`` from the package, and loads them
   (deferred) on the pages that have an explorer only.
 """

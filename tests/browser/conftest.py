@@ -229,16 +229,22 @@ EXPLORER_TAG = '<div class="mha-explorer"'
 
 
 def fullest_explorer_page() -> str:
-    """The explorer page whose explorer has the most controls (every kind),
-    counted in the built page, or in its chapter's stored output where the
-    build has no such page (not built yet, or older than the chapters)."""
+    """The explorer page whose explorer offers the most (models and masks),
+    read from its data in the built page, or in its chapter's stored output
+    where the build has no such page (not built yet, or older than the chapters)."""
+    import json
+    import re
 
-    def rows(page: str) -> int:
+    def offered(page: str) -> int:
         built = SITE / page
         source = built if built.exists() else ROOT / page.replace(".html", ".ipynb")
-        return source.read_text().count("mha-row")
+        found = re.search(r'"models":\s*\[(.*?)\]\s*,\s*"weights"', source.read_text(), re.S)
+        masks = re.search(r'"masks":\s*(\[[^\]]*\])', source.read_text())
+        if not (found and masks):
+            return 0
+        return found.group(1).count('"option"') * len(json.loads(masks.group(1)))
 
-    return max(explorer_pages(), key=rows)
+    return max(explorer_pages(), key=offered)
 
 
 def pytest_generate_tests(metafunc):

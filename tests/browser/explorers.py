@@ -1,122 +1,119 @@
-"""Reading and driving an attention explorer of the built site, as a reader
-would, for the browser tests and the first-tap benchmark.
+"""Reading and driving an attention explorer in a page, as a reader would,
+for the browser tests and the benchmarks; and the package's side of each
+comparison.
 
-An explorer is plain HTML (``mha.explorer.static``): a form with one control
-per setting, a figure of two images (background and maps) with a caption,
-and the list of its frames. What the figure shows is checked against the
-package: the caption of the frame ``mha`` draws for the settings the form
-shows (captions state every setting; PNG bytes may differ between machines).
+An explorer is a ``.mha-explorer`` element holding its data (a JSON script
+element) and, once ``explorer.js`` has run, its form, its picture (an SVG of
+the maps) and what it says about it. The page's own functions are at
+``window.mhaExplorer`` (``compute``, ``tokenize``, ``colour``, ``title``), the
+explorer's state at ``root.mhaExplorer.state``. What the page shows is
+checked against the package: the chapter's explorer call is run here and
+its networks read each setting (``mha.explorer.models.reading``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+import json
+import re
+from pathlib import Path
 
-from mha.explorer.model import Settings, attention_maps, caption
+import mha
+from mha.explorer.models import padded, reading
 
 EXPLORER = ".mha-explorer"
+DATA_JS = "r => JSON.parse(r.querySelector('script.mha-data').textContent)"
 
-# The explorer's list of frames and the form's state, each control's value as
-# the text it shows (its option), with the settings no control changes.
-STATE_JS = """(root) => {
-    const data = JSON.parse(root.querySelector('script.mha-frames').textContent);
-    const form = root.querySelector('form');
-    const state = Object.assign({}, data.initial);
-    for (const name of data.controls) {
-        const control = form.elements[name];
-        if (control.type === 'range') {
-            state[name] = JSON.parse(control.dataset.labels)[control.value];
-        } else if (control.tagName === 'SELECT') {
-            state[name] = control.options[control.selectedIndex].text;
-        } else {
-            state[name] = form.querySelector(`input[name="${name}"]:checked`)
-                .parentNode.textContent;
-        }
-    }
-    return state;
-}"""
-
+# What an explorer shows now: its state, the picture's title and each map
+# cell (data-p, its number if drawn, its fill), the caption, the description,
+# the answers and the message.
 SHOWN_JS = """(root) => {
-    const [under, over] = root.querySelectorAll('.mha-picture img');
-    return {background: under.getAttribute('src'), maps: over.getAttribute('src'),
-            alt: under.alt, caption: root.querySelector('figcaption').textContent,
-            loaded: [under, over].every(i => i.complete && i.naturalWidth > 0)};
+    const svg = root.querySelector('svg.mha-maps');
+    const maps = [...svg.querySelectorAll('g.mha-map')].map(g => [...g.querySelectorAll('rect')]
+        .map(r => [r.dataset.p, r.getAttribute('fill')]));
+    const numbers = [...svg.querySelectorAll('g.mha-map')].map(g =>
+        [...g.querySelectorAll('text')].map(t => t.textContent));
+    return {state: Object.assign({}, root.mhaExplorer.state),
+            title: svg.querySelector('text').textContent, maps: maps, numbers: numbers,
+            svg: svg.outerHTML,
+            caption: root.querySelector('figcaption').textContent,
+            description: root.querySelector('.mha-description').textContent,
+            answers: [...root.querySelectorAll('.mha-answers p')].map(p => p.textContent),
+            message: root.querySelector('.mha-message').textContent};
 }"""
 
 
-@dataclass(frozen=True)
-class Shown:
-    background: str
-    maps: str
-    alt: str
-    caption: str
-    loaded: bool
+def explorer_call(notebook: Path) -> str:
+    """The source of a chapter's explorer cell (one call of mha.attention_explorer)."""
+    cells = json.loads(notebook.read_text())["cells"]
+    sources = ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
+    (call,) = [s for s in sources if s.lstrip().startswith("mha.attention_explorer(")]
+    return call
 
 
-def settings(root) -> Settings:
-    """The settings the explorer's form shows."""
-    return settings_of(root.evaluate(STATE_JS))
+def chapter_explorer(page_path: str, root_dir: Path):
+    """The package's explorer of a built page: its chapter's call, run here."""
+    notebook = root_dir / page_path.replace(".html", ".ipynb")
+    return eval(explorer_call(notebook), {"mha": mha})  # the chapter's own code
 
 
-def settings_of(state: dict) -> Settings:
-    """Settings from the form's state (STATE_JS)."""
-    return Settings(
-        sentence=state["sentence"],
-        n_heads=int(state["n_heads"]),
-        mask=state["mask"],
-        n_pad=int(state["n_pad"]),
-        weights=state["weights"],
-    )
+def data(root) -> dict:
+    return root.evaluate(DATA_JS)
 
 
-def expected_caption(settings: Settings) -> str:
-    """The caption of the frame the package draws for ``settings``."""
-    tokens, _ = attention_maps(settings)
-    return caption(settings, tokens)
+def shown(root) -> dict:
+    return root.evaluate(SHOWN_JS)
 
 
-def shown(root) -> Shown:
-    return Shown(**root.evaluate(SHOWN_JS))
+def expected(explorer, setting: dict):
+    """The package's reading of a page setting (``option``, ``nHeads``,
+    ``mask``, ``nPad``, ``sentence``), and its network."""
+    network = explorer.network(setting["option"], setting["nHeads"])
+    tokens = padded(mha.tokenize(setting["sentence"]), setting["mask"], setting["nPad"])
+    return reading(network, tokens, setting["mask"]), network
 
 
-def frame_list(root) -> dict:
-    """The explorer's data: its controls, images and frames."""
-    return root.evaluate(
-        "r => JSON.parse(r.querySelector('script.mha-frames').textContent)"
-    )
-
-
-def wait_for_caption(root, text: str, timeout_ms: int = 10_000) -> None:
-    """Wait until the figure states ``text`` with both its images loaded."""
+def wait_until_drawn(root, timeout_ms: int = 15_000) -> None:
     root.page.wait_for_function(
-        """([root, text]) => root.querySelector('figcaption').textContent === text
-               && [...root.querySelectorAll('.mha-picture img')].every(
-                      i => i.complete && i.naturalWidth > 0)""",
-        arg=[root.element_handle(), text],
+        "r => r.mhaExplorer && r.querySelector('svg.mha-maps')",
+        arg=root.element_handle(),
         timeout=timeout_ms,
     )
 
 
 def control(root, name: str):
-    """The control of setting ``name``: its radio buttons, drop-down or slider."""
-    return root.locator(f'form [name="{name}"]')
+    """The control of ``name`` (``option``, ``sentence``, ``mask``, ``nPad``,
+    ``nHeads``, ``text``, ``row``): its radio buttons, drop-down, slider or box."""
+    return root.locator(f'[name="{name}"]')
+
+
+def controls(root) -> list[str]:
+    """The names of the form's controls shown, top to bottom (radio buttons once)."""
+    return root.evaluate(
+        """r => [...new Set([...r.querySelectorAll('form [name]')]
+                 .filter(c => c.offsetParent !== null && c.type !== 'submit')
+                 .map(c => c.name))]"""
+    )
 
 
 def options(root, name: str) -> list[str]:
-    """The texts of a control's options, in order."""
-    found = control(root, name)
-    kind = found.first.evaluate("c => c.type === 'range' ? 'range' : c.tagName")
-    if kind == "range":
-        return found.evaluate("c => JSON.parse(c.dataset.labels)")
-    if kind == "SELECT":
-        return found.locator("option").all_inner_texts()
-    return [radio.evaluate("r => r.parentNode.textContent") for radio in found.all()]
+    """The values a control offers, in order, as text."""
+    return root.evaluate(
+        """(r, name) => {
+            const c = r.querySelector(`[name="${name}"]`);
+            if (c.type === 'range') return JSON.parse(c.dataset.values).map(String);
+            if (c.tagName === 'SELECT') return [...c.options].map(o => o.value);
+            return [...r.querySelectorAll(`[name="${name}"]`)].map(i => i.value);
+        }""",
+        name,
+    )
 
 
 def kind(root, name: str) -> str:
     """``"buttons"``, ``"menu"`` or ``"slider"``."""
-    found = control(root, name).first
-    tag = found.evaluate("c => c.type === 'range' ? 'range' : c.tagName")
+    tag = control(root, name).first.evaluate(
+        "c => c.type === 'range' ? 'range' : c.tagName"
+    )
     return {"range": "slider", "SELECT": "menu"}.get(tag, "buttons")
 
 
@@ -126,18 +123,54 @@ def pick(root, name: str, index: int) -> None:
     found = control(root, name)
     what = kind(root, name)
     if what == "buttons":
-        root.locator(f'label:has(> input[name="{name}"][value="{index}"])').click()
+        value = options(root, name)[index]
+        root.locator(f'label:has(> input[name="{name}"][value="{value}"])').click()
     elif what == "menu":
-        found.select_option(str(index))
+        found.select_option(index=index)
     else:
         box = found.bounding_box()
         last = len(options(root, name)) - 1
-        # The thumb's centre runs from half a thumb in from each end.
-        thumb = min(box["height"], 16)
+        thumb = min(box["height"], 16)  # the thumb's centre runs half a thumb in
         x = box["x"] + thumb / 2 + (box["width"] - thumb) * index / max(last, 1)
         root.page.mouse.click(x, box["y"] + box["height"] / 2)
 
 
-def setting_of(name: str, text: str):
+def value_of(name: str, text: str):
     """A control's option text as the value of its setting."""
-    return int(text) if name in ("n_heads", "n_pad") else text
+    return int(text) if name in ("nHeads", "nPad") else text
+
+
+def type_sentence(root, text: str) -> None:
+    """Type ``text`` into the box and press Enter."""
+    box = control(root, "text")
+    box.fill(text)
+    box.press("Enter")
+
+
+def is_colour(fill: str, p: float) -> bool:
+    """Whether ``fill`` is the book's colour of probability ``p`` (cividis on
+    the square-root scale, as matplotlib turns it into bytes)."""
+    return fill == _colours()[min(255, int(float(_scale()(p)) * 256))]
+
+
+@functools.cache
+def _colours() -> list[str]:
+    from matplotlib import colormaps
+
+    table = colormaps["cividis"](range(256), bytes=True)[:, :3]
+    return ["#" + bytes(int(v) for v in rgb).hex() for rgb in table]
+
+
+@functools.cache
+def _scale():
+    from mha.plotting.core import probability_scale
+
+    return probability_scale()
+
+
+def float_or_blocked(text: str) -> float | None:
+    return None if text == "blocked" else float(text)
+
+
+def words(text: str) -> list[str]:
+    return re.findall(r"\w+", text)

@@ -32,11 +32,11 @@ def wait_for_math(page, timeout_ms: int = 15_000) -> None:
 
 def settle(page) -> None:
     """Bring the page to what a reader sees once it has settled: every formula
-    drawn, and every explorer showing its frame (both layers loaded)."""
+    drawn, and every explorer drawn (its maps computed in the page)."""
     wait_for_math(page)
     page.wait_for_function(
-        """() => [...document.querySelectorAll('.mha-picture img')].every(
-               img => img.complete && img.naturalWidth > 0)""",
+        """() => [...document.querySelectorAll('.mha-explorer')].every(
+               root => root.querySelector('svg.mha-maps'))""",
         timeout=15_000,
     )
 
@@ -216,13 +216,9 @@ def test_page_renders_offline(open_page, page_path):
                .filter(img => !(img.complete && img.naturalWidth > 0))
                .map(img => img.src.slice(0, 120))"""
     )
-    # (An explorer's picture is two images, one on the other: the background
-    # says what the picture shows; the maps layer over it has nothing to add.)
     without_alt = page.evaluate(
         """() => [...document.images]
                .filter(img => !(img.getAttribute('alt') || '').trim())
-               .filter(img => !(img.matches('.mha-picture > .mha-maps')
-                                && img.parentNode.querySelector('.mha-background').alt))
                .map(img => img.src.slice(0, 120))"""
     )
     assert log.problems() == [], "\n".join(log.problems())

@@ -238,7 +238,9 @@ def fullest_explorer_page() -> str:
     def offered(page: str) -> int:
         built = SITE / page
         source = built if built.exists() else ROOT / page.replace(".html", ".ipynb")
-        found = re.search(r'"models":\s*\[(.*?)\]\s*,\s*"weights"', source.read_text(), re.S)
+        found = re.search(
+            r'"models":\s*\[(.*?)\]\s*,\s*"weights"', source.read_text(), re.S
+        )
         masks = re.search(r'"masks":\s*(\[[^\]]*\])', source.read_text())
         if not (found and masks):
             return 0

@@ -20,8 +20,10 @@ from pathlib import Path
 
 import mha
 from mha.explorer.models import padded, reading
+from mha.explorer.notebook import title
 
 EXPLORER = ".mha-explorer"
+TOLERANCE = 1e-5  # the page's numbers against the package's
 DATA_JS = "r => JSON.parse(r.querySelector('script.mha-data').textContent)"
 
 # What an explorer shows now: its state, the picture's title and each map
@@ -174,3 +176,38 @@ def float_or_blocked(text: str) -> float | None:
 
 def words(text: str) -> list[str]:
     return re.findall(r"\w+", text)
+
+
+def check_picture(root, explorer) -> None:
+    """What the explorer draws now is the package's reading of its state: every
+    cell's probability (1e-5), its number where one is drawn, its colour; the
+    title; the answers."""
+    now = shown(root)
+    want, network = expected(explorer, now["state"])
+    s = now["state"]
+    assert now["title"] == title(s["option"], explorer.choice, s["nHeads"], s["mask"])
+    maps = [m for probs in want.probs for m in probs]  # layer by layer, head by head
+    assert len(now["maps"]) == len(maps)
+    blocked = want.blocked.flatten().tolist()
+    for cells, probs, numbers in zip(now["maps"], maps, now["numbers"], strict=True):
+        values = probs.flatten().tolist()
+        assert len(cells) == len(values)
+        for (p, fill), value, is_blocked in zip(cells, values, blocked, strict=True):
+            if is_blocked:
+                assert float_or_blocked(p) is None and fill.startswith("url(#")
+            else:
+                assert abs(float(p) - value) <= TOLERANCE and is_colour(fill, float(p))
+        if numbers:  # drawn where they fit: every cell that is not blocked
+            shown_values = [v for v, b in zip(values, blocked, strict=True) if not b]
+            assert numbers == [f"{v:.2f}" for v in shown_values]
+    for answers, readout_answers, at in zip(
+        now["answers"], want.answers(network), network.at, strict=True
+    ):
+        if at is not None and at in want.tokens:
+            assert f": {readout_answers[want.tokens.index(at)]} (probability" in answers
+        elif at is None:
+            pairs = [
+                f"{t} → {a}" for t, a in zip(want.tokens, readout_answers, strict=True)
+            ]
+            assert answers.endswith(", ".join(pairs))
+    assert now["message"] == ""

@@ -12,7 +12,9 @@ from explorers import EXPLORER, control, shown, type_sentence, wait_until_drawn
 
 pytestmark = pytest.mark.browser
 
-ATTACK = "<img src=x onerror=\"window.__attacked = 1\"><script>window.__attacked = 2</script>"
+ATTACK = (
+    '<img src=x onerror="window.__attacked = 1"><script>window.__attacked = 2</script>'
+)
 BAD = [
     ("", "the box is empty"),
     ("!!! ... ???", "has no word (letters or digits)"),
@@ -20,7 +22,10 @@ BAD = [
     ("😀 🎉 👍", "has no word (letters or digits)"),
     ("你好 世界", "not a word this model knows: “你好”, “世界”"),
     ("I wonder what the cat will come", "not a word this model knows: “the”, “cat”"),
-    (" ".join(["wonder"] * 11), "the sentence has 11 words; this model reads at most 10"),
+    (
+        " ".join(["wonder"] * 11),
+        "the sentence has 11 words; this model reads at most 10",
+    ),
     (ATTACK, "not a word this model knows: “img”"),
 ]
 
@@ -42,7 +47,9 @@ def test_bad_input_gets_a_message_and_the_picture_stays(explorer, text, says):
     page, log, root = explorer
     before = shown(root)
     type_sentence(root, text)
-    page.wait_for_function("r => r.querySelector('.mha-message').textContent", arg=root.element_handle())
+    page.wait_for_function(
+        "r => r.querySelector('.mha-message').textContent", arg=root.element_handle()
+    )
     after = shown(root)
     assert says in after["message"]
     assert len(after["message"]) < 300  # a message, not the text typed back
@@ -60,9 +67,12 @@ def test_after_bad_input_a_good_sentence_and_tapped_words_show(explorer):
     type_sentence(root, "what will come next")
     now = shown(root)
     assert now["message"] == "" and now["state"]["sentence"] == "what will come next"
-    assert control(root, "sentence").evaluate(
-        "s => s.options[s.selectedIndex].textContent"
-    ) == "your sentence: what will come next"
+    assert (
+        control(root, "sentence").evaluate(
+            "s => s.options[s.selectedIndex].textContent"
+        )
+        == "your sentence: what will come next"
+    )
     control(root, "text").fill("")
     for word in ("basic", "example"):
         root.locator("button.mha-word", has_text=word).first.click()

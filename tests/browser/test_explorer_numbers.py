@@ -20,10 +20,9 @@ import pytest
 import torch
 from explorers import (
     EXPLORER,
+    check_picture,
     data,
     expected,
-    float_or_blocked,
-    is_colour,
     options,
     pick,
     shown,
@@ -35,12 +34,11 @@ from torch import nn
 
 import mha
 from mha.explorer.models import MASKS
-from mha.explorer.notebook import title
 from mha.training import AGREEMENT, NEIGHBOURS, PREVIOUS_WORD
 
 pytestmark = pytest.mark.browser
 SETTINGS_PER_MODEL = 100
-TOLERANCE = 1e-5
+TOLERANCE = 1e-5  # explorers.TOLERANCE, for the drawn picture too
 
 
 class TwoLayers(nn.Module):
@@ -55,7 +53,8 @@ class TwoLayers(nn.Module):
         self.embed = mha.Embeddings(vocab_size, 8, dtype=dtype)
         self.position = mha.PositionalEncoding(8, 0.0, max_length, dtype=dtype)
         self.layers = nn.ModuleList(
-            mha.MultiHeadAttention(8, n_heads, dropout=0.0, dtype=dtype) for _ in range(2)
+            mha.MultiHeadAttention(8, n_heads, dropout=0.0, dtype=dtype)
+            for _ in range(2)
         )
         self.readouts = nn.ModuleList([nn.Linear(8, vocab_size, dtype=dtype)])
 
@@ -106,14 +105,18 @@ def page_of_explorers(browser, tmp_path_factory):
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(path.as_uri())
-    roots = {name: page.locator(f'section[data-name="{name}"] {EXPLORER}') for name in found}
+    roots = {
+        name: page.locator(f'section[data-name="{name}"] {EXPLORER}') for name in found
+    }
     for root in roots.values():
         wait_until_drawn(root)
     yield page, found, roots, errors
     context.close()
 
 
-def random_settings(rng: random.Random, explorer, option: str, n_heads: int, count: int):
+def random_settings(
+    rng: random.Random, explorer, option: str, n_heads: int, count: int
+):
     network = explorer.network(option, n_heads)
     words = network.vocab.itos[2:]
     settings = []
@@ -167,7 +170,9 @@ def test_the_page_computes_what_the_package_computes(page_of_explorers):
                         worst = max(worst, largest_difference(page_probs, probs))
                     for page_out, out in zip(got["outputs"], want.outputs, strict=True):
                         worst = max(worst, largest_difference(page_out, out))
-                    for page_logits, logits in zip(got["logits"], want.logits, strict=True):
+                    for page_logits, logits in zip(
+                        got["logits"], want.logits, strict=True
+                    ):
                         worst = max(worst, largest_difference(page_logits, logits))
                     assert got["answers"] == want.answers(network)
                 assert worst <= TOLERANCE, (name, option, n_heads, worst)
@@ -177,39 +182,6 @@ def test_the_page_computes_what_the_package_computes(page_of_explorers):
     # every head count, the two-layer models at theirs.
     assert len(checked) == 2 * 4 + 3 * 4 + 2
     assert min(checked.values()) >= 100
-
-
-def check_picture(root, explorer) -> None:
-    """What the explorer draws now is the package's reading of its state: every
-    cell's probability (1e-5), its number where one is drawn, its colour; the
-    title; the answers."""
-    now = shown(root)
-    want, network = expected(explorer, now["state"])
-    s = now["state"]
-    assert now["title"] == title(s["option"], explorer.choice, s["nHeads"], s["mask"])
-    maps = [m for probs in want.probs for m in probs]  # layer by layer, head by head
-    assert len(now["maps"]) == len(maps)
-    blocked = want.blocked.flatten().tolist()
-    for cells, probs, numbers in zip(now["maps"], maps, now["numbers"], strict=True):
-        values = probs.flatten().tolist()
-        assert len(cells) == len(values)
-        for (p, fill), value, is_blocked in zip(cells, values, blocked, strict=True):
-            if is_blocked:
-                assert float_or_blocked(p) is None and fill.startswith("url(#")
-            else:
-                assert abs(float(p) - value) <= TOLERANCE and is_colour(fill, float(p))
-        if numbers:  # drawn where they fit: every cell that is not blocked
-            shown_values = [v for v, b in zip(values, blocked, strict=True) if not b]
-            assert numbers == [f"{v:.2f}" for v in shown_values]
-    for answers, readout_answers, at in zip(
-        now["answers"], want.answers(network), network.at, strict=True
-    ):
-        if at is not None and at in want.tokens:
-            assert f": {readout_answers[want.tokens.index(at)]} (probability" in answers
-        elif at is None:
-            pairs = [f"{t} → {a}" for t, a in zip(want.tokens, readout_answers, strict=True)]
-            assert answers.endswith(", ".join(pairs))
-    assert now["message"] == ""
 
 
 def test_what_the_explorer_draws_is_the_package_s_reading(page_of_explorers):
@@ -233,5 +205,8 @@ def test_what_the_explorer_draws_is_the_package_s_reading(page_of_explorers):
         type_sentence(root, typed)
         assert shown(root)["state"]["sentence"] == typed
         check_picture(root, explorer)
-        assert value_of("nHeads", str(shown(root)["state"]["nHeads"])) in explorer.head_counts
+        assert (
+            value_of("nHeads", str(shown(root)["state"]["nHeads"]))
+            in explorer.head_counts
+        )
     assert errors == []

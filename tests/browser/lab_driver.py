@@ -24,33 +24,21 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
-# The time from a reader's action to the new picture in the page, measured two
-# ways. Strict (what the reader waits for): from the action's first input event
-# (its time stamp: when the browser received it, not when a listener got to
-# run) to the new image decoded and painted. Loose (this benchmark's earlier
-# measure): from the moment a listener saw the last click, change or key press
-# to the moment the image's ``src`` changed in the page, before the browser
-# had fetched and decoded it.
+# The time from a reader's action to the new picture in the page: from the
+# action's first input event (its time stamp: when the browser received it,
+# not when a listener got to run) to the first frame painted after the new
+# picture (an <svg>) is in the page.
 WATCH_JS = """(root) => {
-    const w = window.__mha = {first: null, last: null, changed: [], painted: []};
-    const started = e => {
-        if (w.first === null) w.first = e.timeStamp;
-        if (['mousedown', 'change', 'keydown'].includes(e.type)) w.last = performance.now();
-    };
+    const w = window.__mha = {first: null, painted: []};
+    const started = e => { if (w.first === null) w.first = e.timeStamp; };
     for (const type of ['pointerdown', 'mousedown', 'keydown', 'input', 'change']) {
         root.addEventListener(type, started, true);
     }
-    const seen = new WeakSet();
-    new MutationObserver(() => {
-        w.changed.push(performance.now());
-        const img = root.querySelector('figure.mha-frame img');
-        if (!img || seen.has(img) && img.dataset.src === img.src) return;
-        seen.add(img);
-        img.dataset.src = img.src;
-        img.decode().then(() => requestAnimationFrame(() => setTimeout(
-            () => w.painted.push([img.src, performance.now()]), 0))).catch(() => {});
-    }).observe(root, {subtree: true, attributes: true, attributeFilter: ['src'],
-                      childList: true});
+    new MutationObserver(records => {
+        const svg = root.querySelector('svg.mha-maps');
+        if (!records.some(r => [...r.addedNodes].includes(svg))) return;
+        requestAnimationFrame(() => setTimeout(() => w.painted.push([svg, performance.now()]), 0));
+    }).observe(root, {subtree: true, childList: true});
 }"""
 
 
@@ -84,7 +72,6 @@ def jupyterlab(notebooks: list[Path], timeout: float = 60) -> Iterator[tuple[str
             "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"),
             "IPYTHONDIR": str(home / "ipython"),
         }
-        env.pop("MHA_EXPLORER", None)  # a reader's kernel: the live explorer
         # Every cell rendered (not only those in view), and no question about news.
         for plugin, settings in SETTINGS.items():
             path = home / "settings" / f"{plugin}.jupyterlab-settings"
@@ -161,112 +148,38 @@ def run_all(page, timeout_ms: int = 180_000) -> None:
 
 
 class LiveExplorer:
-    """The live explorer of a notebook that has run, driven like a reader."""
+    """The explorer of a notebook that has run, driven like a reader (with the
+    functions of ``explorers.py``, which drive it on the site too)."""
 
     def __init__(self, page, timeout_ms: int = 30_000):
         self.page = page
         self.timeout_ms = timeout_ms
         # The explorer's cell in view: JupyterLab may draw an output only there.
-        cell = page.locator(".jp-CodeCell", has_text="attention_explorer(").first
+        shown = notebook_shown(page)
+        cell = shown.locator(".jp-CodeCell", has_text="attention_explorer(").first
         cell.scroll_into_view_if_needed()
-        self.root = page.locator(
-            ".jp-OutputArea-output .widget-vbox:has(figure.mha-frame)"
-        ).first
-        self.root.wait_for(timeout=timeout_ms)
+        self.root = shown.locator(".jp-OutputArea-output .mha-explorer").first
+        self.root.locator("svg.mha-maps").wait_for(timeout=timeout_ms)
         self.root.scroll_into_view_if_needed()
         self.root.evaluate(WATCH_JS)
 
-    def caption(self) -> str:
-        return self.root.locator("figure.mha-frame figcaption").text_content()
-
-    def image(self) -> str:
-        return self.root.locator("figure.mha-frame img").get_attribute("src")
-
-    def message(self) -> str:
-        return (
-            self.root.locator(".mha-message").all_inner_texts()[0]
-            if self.root.locator(".mha-message").count()
-            else ""
-        )
-
-    def sentence_shown(self) -> str:
-        """The label of the sentence drop-down's selected option."""
-        select = self.root.locator(".widget-dropdown select")
-        label = select.evaluate("s => s.options[s.selectedIndex].textContent")
-        return label.replace(
-            "\xa0", " "
-        )  # the drop-down shows spaces as no-break spaces
-
-    def _control(self, kind: str, label: str):
-        return self.root.locator(
-            f".{kind}", has=self.page.locator("label", has_text=label)
-        )
-
-    def _wait_for_new_frame(self, before: str) -> float:
-        """Wait until the new picture is painted; return the milliseconds from the
-        action's first input event (the strict measure; ``self.loose`` gets the
-        loose one)."""
-        self.page.wait_for_function(
-            """([root, before]) => {
-                const src = root.querySelector('figure.mha-frame img').src;
-                return src !== before && window.__mha.painted.some(p => p[0] === src);
-            }""",
-            arg=[self.root.element_handle(), before],
-            timeout=self.timeout_ms,
-        )
-        strict, loose = self.page.evaluate(
-            """(root) => {
-                const w = window.__mha;
-                const src = root.querySelector('figure.mha-frame img').src;
-                const painted = w.painted.filter(p => p[0] === src).pop()[1];
-                return [painted - w.first, w.changed[w.changed.length - 1] - w.last];
-            }""",
-            self.root.element_handle(),
-        )
-        self.loose = loose
-        return strict
-
-    def act(self, action, expect_new_frame: bool = True) -> float | None:
-        """Do ``action()``; with ``expect_new_frame``, wait for the new picture and
-        return the latency in milliseconds."""
-        before = self.image()
+    def act(self, action) -> float:
+        """Do ``action()``, wait for the new picture's paint and return the
+        milliseconds from the action's first input event."""
+        svg = self.root.locator("svg.mha-maps").element_handle()
         self.page.evaluate(
-            "() => Object.assign(window.__mha, {first: null, last: null, changed: []})"
+            "() => Object.assign(window.__mha, {first: null, painted: []})"
         )
         action()
-        if not expect_new_frame:
-            self.page.wait_for_timeout(300)  # give a wrong redraw the time to happen
-            return None
-        return self._wait_for_new_frame(before)
-
-    def click(self, label: str, value: str) -> float | None:
-        buttons = self._control("widget-toggle-buttons", label)
-        return self.act(
-            lambda: buttons.get_by_role("button", name=value, exact=True).click()
+        self.page.wait_for_function(
+            """(old) => window.__mha.painted.some(p => p[0] !== old)""",
+            arg=svg,
+            timeout=self.timeout_ms,
         )
-
-    def choose(self, text: str) -> float | None:
-        select = self.root.locator(".widget-dropdown select")
-        return self.act(lambda: select.select_option(label=text))
-
-    def slide(self, label: str, key: str) -> float | None:
-        """Press ``key`` (``Home``, ``End``, ``ArrowLeft``, ``ArrowRight``) on a slider,
-        as a reader without a mouse would: one change of its value."""
-        handle = self._control("widget-hslider", label).locator(".noUi-handle")
-        return self.act(lambda: (handle.focus(), handle.press(key)))
-
-    def slider_visible(self, label: str) -> bool:
-        return self._control("widget-hslider", label).is_visible()
-
-    def type(
-        self, text: str, expect_new_frame: bool = True, pause: float = 0.3
-    ) -> float | None:
-        """Type ``text`` into the box and, ``pause`` seconds later (a reader's
-        time from the last key to Enter), press Enter: the action timed."""
-        box = self.root.locator(".widget-text input")
-        box.fill(text)
-        self.page.wait_for_timeout(1000 * pause)
-        return self.act(lambda: box.press("Enter"), expect_new_frame)
+        return self.page.evaluate(
+            """() => { const w = window.__mha;
+                       return w.painted[w.painted.length - 1][1] - w.first; }"""
+        )
 
 
 def notebook_shown(page):

@@ -154,7 +154,7 @@ def test_explorers_sit_on_the_dark_page(browser, site_url):
 TEXT_SIZES_JS = """(root) => [...root.querySelectorAll('svg.mha-maps text')].map(t => {
     const box = t.getBoundingClientRect(), svg = t.ownerSVGElement;
     const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
-    return [t.textContent, parseFloat(t.getAttribute('font-size')) * scale, box.width > 0];
+    return [t.textContent, parseFloat(getComputedStyle(t).fontSize) * scale, box.width > 0];
 })"""
 
 

@@ -303,7 +303,7 @@
     "efd846f1d944f2da43f3da42f4db40f5dc3ff6dd3df8de3bf9df3afae038fbe136fde234fde333fde534fde636fde737";
   var TICKS = [0, 0.05, 0.2, 0.4, 0.6, 0.8, 1];
   var SVG = "http://www.w3.org/2000/svg";
-  var FONT = {title: 14, head: 12, label: 12, axis: 11, number: 10};
+  var FONT = {title: 14, head: 12, label: 12, axis: 11};  // CSS px; numbers: explorer.css
 
   // The colour of probability p: cividis at √p (mha.plotting.core.probability_scale).
   function colour(p) {
@@ -315,13 +315,19 @@
     return p.toFixed(2);
   }
 
-  var measurer = null;
+  var measurer = null, widths = new Map();
+  // The width of `text` in CSS px at font size `size`, in the page's font.
   function textWidth(text, size, root) {
     if (!measurer) {
       measurer = document.createElement("canvas").getContext("2d");
+      measurer.family = getComputedStyle(root).fontFamily;
     }
-    measurer.font = size + "px " + getComputedStyle(root).fontFamily;
-    return measurer.measureText(text).width;
+    var key = size + " " + text;
+    if (!widths.has(key)) {
+      measurer.font = size + "px " + measurer.family;
+      widths.set(key, measurer.measureText(text).width);
+    }
+    return widths.get(key);
   }
 
   function el(name, attributes, parent, text) {
@@ -399,10 +405,9 @@
             el("title", {}, rect, tokens[i] + " → " + tokens[j] + ": " +
                (blocked ? "blocked" : number(p)));
             if (!blocked && cell >= 26) {
-              el("text", {x: x + (j + 0.5) * cell, y: y + (i + 0.5) * cell, "text-anchor": "middle",
-                          "dominant-baseline": "central", "font-size": FONT.number,
-                          fill: Math.sqrt(p) > 0.5 ? "black" : "white",
-                          "pointer-events": "none"}, g, number(p));
+              el("text", {x: x + (j + 0.5) * cell, y: y + (i + 0.5) * cell,
+                          "class": Math.sqrt(p) > 0.5 ? "mha-number" : "mha-number mha-light"},
+                 g, number(p));
             }
           });
         });
@@ -442,18 +447,14 @@
   // The colour bar (√ scale, the book's ticks) and, where keys are blocked,
   // the grey that marks them.
   function colourBar(svg, x, y, h, blocked, id) {
-    var steps = 64;
-    for (var s = 0; s < steps; s += 1) {
-      var t = (s + 0.5) / steps;
-      el("rect", {x: x, y: y + h * (1 - (s + 1) / steps), width: 10, height: h / steps + 0.5,
-                  fill: "#" + CIVIDIS.slice(Math.floor(t * 256) * 6, Math.floor(t * 256) * 6 + 6)}, svg);
-    }
+    el("image", {x: x, y: y, width: 10, height: h, preserveAspectRatio: "none",
+                 href: colourBarImage()}, svg);
     el("rect", {x: x, y: y, width: 10, height: h, fill: "none", "class": "mha-frame-line"}, svg);
     TICKS.forEach(function (p) {
       var ty = y + h * (1 - Math.sqrt(p));
       el("line", {x1: x + 10, x2: x + 13, y1: ty, y2: ty, "class": "mha-frame-line"}, svg);
       el("text", {x: x + 15, y: ty, "dominant-baseline": "central", "font-size": FONT.axis,
-                  "class": "mha-ink"}, svg, String(p));
+                  "class": "mha-ink"}, svg, p.toFixed(2));
     });
     var lx = x + 52, ly = y + h / 2;
     el("text", {x: lx, y: ly, "text-anchor": "middle", "font-size": FONT.axis,
@@ -465,6 +466,23 @@
       el("text", {x: x + 14, y: y + h + 13, "dominant-baseline": "central",
                   "font-size": FONT.axis, "class": "mha-ink"}, svg, "blocked");
     }
+  }
+
+  // The colour bar's picture: cividis from 0 (bottom) to 1 (top), 256 rows,
+  // made once.
+  var barImage = null;
+  function colourBarImage() {
+    if (!barImage) {
+      var canvas = document.createElement("canvas"), g = canvas.getContext("2d");
+      canvas.width = 1;
+      canvas.height = 256;
+      for (var i = 0; i < 256; i += 1) {
+        g.fillStyle = "#" + CIVIDIS.slice(i * 6, i * 6 + 6);
+        g.fillRect(0, 255 - i, 1, 1);
+      }
+      barImage = canvas.toDataURL();
+    }
+    return barImage;
   }
 
   // The title in one line, or two where one does not fit.
@@ -565,6 +583,10 @@
                   nPad: initial.nPad, sentence: initial.sentence, row: null};
     this.chosen = initial.sentence;  // the last listed sentence chosen
     this.build();
+    // Keys typed here are the explorer's: not a notebook's shortcuts (in
+    // JupyterLab, Enter or "a" in command mode would edit the notebook).
+    root.setAttribute("data-lm-suppress-shortcuts", "true");
+    root.addEventListener("keydown", function (event) { event.stopPropagation(); });
     this.form.addEventListener("input", function (event) { self.changed(event); });
     this.form.addEventListener("change", function (event) { self.changed(event); });
     this.form.addEventListener("submit", function (event) {
@@ -577,12 +599,15 @@
         self.tapped(word);
       }
     });
+    // The column's width, read once and then when it changes (reading it
+    // after each change would make the browser lay out the page at once).
+    this.width = root.clientWidth;
     this.show(this.state) || this.drawn();
     if (window.ResizeObserver) {
-      var width = root.clientWidth;
-      new ResizeObserver(function () {
-        if (root.clientWidth !== width) {
-          width = root.clientWidth;
+      new ResizeObserver(function (entries) {
+        var width = Math.round(entries[0].contentRect.width);
+        if (width !== self.width) {
+          self.width = width;
           self.drawn();
         }
       }).observe(root);
@@ -829,7 +854,7 @@
   Explorer.prototype.drawn = function () {
     var result = this.result, s = this.state, tokens = result.tokens;
     var row = s.row !== null && s.row < tokens.length ? s.row : this.defaultRow(result);
-    var width = Math.max(280, Math.min(this.root.clientWidth || 640, 760));
+    var width = Math.max(280, Math.min(this.width || 640, 760));
     var svg = draw(result, width, {title: title(this.data, s), id: this.id, row: row},
                    this.root);
     svg.setAttribute("aria-labelledby", this.id + "-description");

@@ -4,7 +4,7 @@ desktop, in light and in dark mode, for a person to look at.
     python benchmarks/screenshots.py [PAGE ...]     # or: make screenshots
 
 Writes `_build/screenshots/all/<page>-<width>-<mode>.jpg` (390 px is a common
-phone, 1280 px a laptop). Every explorer's frame and every formula is drawn
+phone, 1280 px a laptop). Every explorer's picture and every formula is drawn
 first, so the pictures show what a reader sees once the page has settled.
 """
 

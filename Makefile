@@ -6,10 +6,9 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 export PATH := $(abspath $(BIN)):$(PATH)
-# The book and its validation show the static explorers (precomputed frames
-# that work without a kernel) and draw off-screen; `make lab` sets neither:
-# live explorers and Jupyter's own figure display.
-STATIC := MHA_EXPLORER=static MPLBACKEND=Agg
+# The book and its validation draw figures off-screen; `make lab` does not:
+# Jupyter's own figure display.
+STATIC := MPLBACKEND=Agg
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
 # The chapters, in the order of _toc.yml (read by scripts/toc.py, the one place).

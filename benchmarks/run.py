@@ -36,7 +36,7 @@ import bench_lighthouse  # noqa: E402
 import toc  # noqa: E402
 
 PYTHON = sys.executable
-ENV = {**os.environ, "MHA_EXPLORER": "static", "MPLBACKEND": "Agg"}
+ENV = {**os.environ, "MPLBACKEND": "Agg"}
 
 
 def _run(command: list[str], **kwargs) -> float:

@@ -6,7 +6,6 @@ in a real browser (tests/browser/test_explorer_numbers.py)."""
 
 from __future__ import annotations
 
-import base64
 import html
 import json
 import re
@@ -19,16 +18,9 @@ from matplotlib import colormaps
 import mha
 from mha import training
 from mha.explorer import models
-from mha.explorer.models import Network, padded, reading, weights_data
+from mha.explorer.models import Network, decoded, padded, reading, weights_data
 from mha.explorer.notebook import MIME, front_end, title
 from mha.training import AGREEMENT, NEIGHBOURS, PREVIOUS_WORD
-
-
-def decoded(t: dict) -> torch.Tensor:
-    """A tensor as the page receives it, decoded as the page does."""
-    dtype = {"float32": "<f4", "float64": "<f8"}[t["dtype"]]
-    values = numpy.frombuffer(base64.b64decode(t["data"]), dtype=dtype)
-    return torch.from_numpy(values.astype(float)).reshape(t["shape"])
 
 
 @pytest.fixture(scope="module")
@@ -192,7 +184,7 @@ def test_a_notebook_stores_the_front_end_its_data_and_the_first_picture(playgrou
         re.search(r'<script type="application/json" class="mha-data">(.*?)</script>',
                   page).group(1)
     )
-    assert data == bundle[MIME] == json.loads(json.dumps(playground.data))
+    assert data == json.loads(bundle[MIME]) == json.loads(json.dumps(playground.data))
     assert front_end("explorer.js") in page and front_end("explorer.css") in page
     assert re.search(r'<img src="data:image/png;base64,[A-Za-z0-9+/=]+"', page)
     assert html.escape(playground.note()) in page

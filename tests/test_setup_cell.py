@@ -381,7 +381,7 @@ def test_a_chapter_opened_alone_installs_mha_and_runs(tmp_path):
     env = {
         k: v
         for k, v in os.environ.items()
-        if k not in ("MPLBACKEND", "MHA_EXPLORER", "PYTHONPATH")
+        if k not in ("MPLBACKEND", "PYTHONPATH")
     }
     env["MHA_INSTALL_SOURCE"] = str(package_copy(tmp_path / "checkout"))
     NotebookClient(

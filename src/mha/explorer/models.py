@@ -339,6 +339,15 @@ def _tensor(t: torch.Tensor) -> dict:
     }
 
 
+def decoded(t: dict) -> torch.Tensor:
+    """A tensor of :func:`_tensor`'s form back as float64, as the page reads it."""
+    import numpy
+
+    dtype = {"float32": "<f4", "float64": "<f8"}[t["dtype"]]
+    values = numpy.frombuffer(base64.b64decode(t["data"]), dtype=dtype)
+    return torch.from_numpy(values.astype("float64")).reshape(t["shape"])
+
+
 def _linear(layer: nn.Linear) -> tuple[dict, dict]:
     return _tensor(layer.weight), _tensor(layer.bias)
 

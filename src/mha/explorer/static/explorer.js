@@ -330,16 +330,30 @@
     return widths.get(key);
   }
 
+  // An element of the picture, made as text: the picture is parsed once,
+  // in one go (much faster than an element at a time). Every text and value
+  // is escaped.
   function el(name, attributes, parent, text) {
-    var node = document.createElementNS(SVG, name);
-    Object.keys(attributes).forEach(function (k) { node.setAttribute(k, attributes[k]); });
-    if (text !== undefined) {
-      node.textContent = text;
-    }
+    var node = {name: name, attributes: attributes, children: [], text: text};
     if (parent) {
-      parent.appendChild(node);
+      parent.children.push(node);
     }
     return node;
+  }
+
+  var ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;"};
+  function escaped(value) {
+    return String(value).replace(/[&<>"]/g, function (c) { return ESCAPES[c]; });
+  }
+
+  function markup(node) {
+    var text = "<" + node.name;
+    Object.keys(node.attributes).forEach(function (k) {
+      text += " " + k + '="' + escaped(node.attributes[k]) + '"';
+    });
+    text += ">" + (node.text !== undefined ? escaped(node.text) : "");
+    node.children.forEach(function (child) { text += markup(child); });
+    return text + "</" + node.name + ">";
   }
 
   // The panels of n heads: the book's grid (1, 1×2, 2×2, 2×4), fewer columns
@@ -371,8 +385,9 @@
     var blockH = layerTitle + rows * (headTitle + mapW) + (rows - 1) * 10 + labelW + 10;
     var height = top + nLayers * blockH + (nLayers - 1) * 12 + FONT.axis + 10;
     var gridW = cols * mapW + (cols - 1) * gap;
-    var svg = el("svg", {width: width, height: height, viewBox: "0 0 " + width + " " + height,
-                         role: "img", "class": "mha-maps"});
+    var svg = el("svg", {xmlns: SVG, width: width, height: height,
+                         viewBox: "0 0 " + width + " " + height, role: "img",
+                         "class": "mha-maps", "aria-labelledby": options.id + "-description"});
     var defs = el("defs", {}, svg);
     var hatch = el("pattern", {id: options.id + "-blocked", patternUnits: "userSpaceOnUse",
                                width: 5, height: 5, patternTransform: "rotate(45)"}, defs);
@@ -398,12 +413,10 @@
         probs.forEach(function (row, i) {
           row.forEach(function (p, j) {
             var blocked = result.blocked[i][j];
-            var rect = el("rect", {x: x + j * cell, y: y + i * cell, width: cell + 0.5,
+            el("rect", {x: x + j * cell, y: y + i * cell, width: cell + 0.5,
                                    height: cell + 0.5,
-                                   fill: blocked ? "url(#" + options.id + "-blocked)" : colour(p)}, g);
-            rect.setAttribute("data-p", blocked ? "blocked" : String(p));
-            el("title", {}, rect, tokens[i] + " → " + tokens[j] + ": " +
-               (blocked ? "blocked" : number(p)));
+                                   fill: blocked ? "url(#" + options.id + "-blocked)" : colour(p),
+                                   "data-p": blocked ? "blocked" : String(p)}, g);
             if (!blocked && cell >= 26) {
               el("text", {x: x + (j + 0.5) * cell, y: y + (i + 0.5) * cell,
                           "class": Math.sqrt(p) > 0.5 ? "mha-number" : "mha-number mha-light"},
@@ -855,10 +868,8 @@
     var result = this.result, s = this.state, tokens = result.tokens;
     var row = s.row !== null && s.row < tokens.length ? s.row : this.defaultRow(result);
     var width = Math.max(280, Math.min(this.width || 640, 760));
-    var svg = draw(result, width, {title: title(this.data, s), id: this.id, row: row},
-                   this.root);
-    svg.setAttribute("aria-labelledby", this.id + "-description");
-    this.picture.replaceChildren(svg);
+    this.picture.innerHTML = markup(draw(result, width, {title: title(this.data, s),
+                                                         id: this.id, row: row}, this.root));
     this.caption.textContent = caption(this.data, s, result);
     var menu = this.rowMenu;
     menu.textContent = "";

@@ -260,6 +260,16 @@ def _shown(cell: dict) -> bool:
     return cell["cell_type"] == "code" and not tags & {"remove-cell", "remove-input"}
 
 
+def _prose(markdown: str) -> str:
+    """The lines a reader reads: not a directive's fence or its options (an
+    ``:alt:`` text is for screen readers, a ``:label:`` for links)."""
+    return "\n".join(
+        line
+        for line in markdown.splitlines()
+        if not line.lstrip().startswith((":", "```"))
+    )
+
+
 def part_1_length(toc: Path = ROOT / "_toc.yml") -> tuple[int, int]:
     """Words of markdown and lines of visible code in the chapters of Part 1."""
     words = lines = 0
@@ -268,7 +278,7 @@ def part_1_length(toc: Path = ROOT / "_toc.yml") -> tuple[int, int]:
         for cell in cells:
             source = "".join(cell["source"])
             if cell["cell_type"] == "markdown":
-                words += len(source.split())
+                words += len(_prose(source).split())
             elif _shown(cell):
                 lines += sum(1 for line in source.splitlines() if line.strip())
     return words, lines

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
 # Part captions of _toc.yml -> the most words that part may hold; "book" is all
 # pages together, the intro and the reference pages included.
-LIMITS = {"The core path": 10_000, "book": 20_000}
+LIMITS = {"The core path": 8_000, "book": 20_000}
 # What a reader does not read as prose: code and what it prints, formulas,
 # the explorers' controls, the links Sphinx adds to headings.
 NOT_PROSE = (

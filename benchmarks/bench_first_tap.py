@@ -255,13 +255,24 @@ def table(results: dict[str, dict], phone: bool = True) -> tuple[str, bool]:
     return "\n".join(rows), ok
 
 
-# The same pages before (the site as it was: ipywidgets' HTML manager and the
-# page's widget state loaded on the reader's first touch, with a still preview
-# until then), measured with the same emulation on this machine: the reader's
-# first tap started the loading and changed nothing; a second tap, once the
-# widgets were live, took 0.11-0.13 s.
-BEFORE = """Before (the widget manager and the widget state loaded on the first touch;
-the first tap itself was lost), on the pages of the second edition, whose
+# The same pages before: the third edition's explorers (every setting drawn
+# when the book was built, two images a frame fetched as needed and ahead of
+# need: chapter 7's had 120 frames), measured with the same emulation on this
+# machine (0844fdb, benchmarks/RESULTS.md of that commit); and the second
+# edition's (ipywidgets' HTML manager and the page's widget state loaded on the
+# reader's first touch, the first tap lost).
+BEFORE = """Before, the third edition's explorers (every setting drawn when the book
+was built; chapter 7's 120 frames), on the phone; sentences were the three
+listed ones only:
+
+| page | first tap, each control | later taps: median, slowest | on load | every frame shown |
+|---|---|---:|---:|---:|
+| book/04_scores.html | sentence 26 ms, heads 32 ms | 27 ms, 28 ms | 245 KB | 362 KB |
+| book/06_masks.html | sentence 24 ms, mask 65 ms | 49 ms, 75 ms | 253 KB | 368 KB |
+| book/07_trained_heads.html | weights 65, sentence 22, mask 72, heads 30 | 49, 76 ms | 264 KB | 624 KB |
+
+And the second edition's (the widget manager and the widget state loaded on
+the first touch; the first tap itself was lost), on the pages whose
 explorers are now those of chapters 4, 6 and 7:
 
 | page | first tap → live, phone | desktop | before the tap | fetched for the tap |

@@ -40,7 +40,9 @@ def test_the_running_example_s_options_are_its_two_weights_cut_into_each_head_co
         assert torch.equal(trained.layers[0].Wk.weight, shipped.attention.Wk.weight)
         assert torch.equal(trained.embed.lut.weight, shipped.embed.lut.weight)
     four = mha.running_example()  # with four heads, the running example's own layer
-    assert torch.equal(found["trained"][4].layers[0].Wv.weight, four.attention.Wv.weight)
+    assert torch.equal(
+        found["trained"][4].layers[0].Wv.weight, four.attention.Wv.weight
+    )
 
 
 def test_a_task_gives_its_shipped_models_with_their_answers_and_where_they_are_read():
@@ -63,7 +65,9 @@ def test_a_model_built_or_trained_in_the_notebook_can_be_explored():
     assert found["model"][8].answers == ("previous", "next")
     ex = mha.running_example(2, weights="random")
     assert models.networks(ex, None, (), ())[1]["model"][2].layers == (ex.attention,)
-    choice, found = models.networks({"a": PREVIOUS_WORD, "b": NEIGHBOURS}, None, (), (4,))
+    choice, found = models.networks(
+        {"a": PREVIOUS_WORD, "b": NEIGHBOURS}, None, (), (4,)
+    )
     assert choice == "Model:" and list(found) == ["a", "b"]
 
 
@@ -98,23 +102,32 @@ def test_a_reading_of_the_running_example_s_layer_is_its_attention():
     ex = mha.running_example(2, weights="random")
     found = reading(network, ex.tokens[0], "causal")
     out, probs = ex.attention(ex.X[:1], ex.X[:1], ex.X[:1], mha.causal_mask(6))
-    assert torch.equal(found.probs[0], probs[0]) and torch.equal(found.outputs[0], out[0])
+    assert torch.equal(found.probs[0], probs[0]) and torch.equal(
+        found.outputs[0], out[0]
+    )
     assert found.logits == []
 
 
 def test_a_residual_stack_adds_each_layer_to_its_input():
     network = models._running_example(4, "random")
     layer = network.layers[0]
-    stacked = Network(network.vocab, network.embed, network.position, (layer, layer), True)
+    stacked = Network(
+        network.vocab, network.embed, network.position, (layer, layer), True
+    )
     ex = mha.running_example(4, weights="random")
     found = reading(stacked, ex.tokens[0])
     x1 = ex.X[:1] + ex.attention(ex.X[:1], ex.X[:1], ex.X[:1])[0]
     out2, probs2 = ex.attention(x1, x1, x1)
-    assert torch.allclose(found.outputs[1], out2[0]) and torch.equal(found.probs[1], probs2[0])
+    assert torch.allclose(found.outputs[1], out2[0]) and torch.equal(
+        found.probs[1], probs2[0]
+    )
 
 
 def test_the_page_receives_every_weight_exactly():
-    for network in (models._running_example(4, "random"), models._of_task(AGREEMENT, 8)):
+    for network in (
+        models._running_example(4, "random"),
+        models._of_task(AGREEMENT, 8),
+    ):
         data = weights_data(network)
         assert data["vocab"] == network.vocab.itos
         assert torch.equal(decoded(data["embed"]), network.embed.lut.weight)
@@ -124,12 +137,17 @@ def test_the_page_receives_every_weight_exactly():
         assert torch.equal(decoded(layer["bq"]), network.layers[0].Wq.bias)
     # Trained weights are float32 values: sent as float32, random draws as float64.
     assert weights_data(models._of_task(AGREEMENT, 8))["embed"]["dtype"] == "float32"
-    assert weights_data(models._running_example(4, "random"))["embed"]["dtype"] == "float64"
+    assert (
+        weights_data(models._running_example(4, "random"))["embed"]["dtype"]
+        == "float64"
+    )
     readout = weights_data(models._of_task(AGREEMENT, 8))["readouts"][0]
     assert (readout["name"], readout["at"]) == ("verb", "be")
 
 
-def test_each_set_of_weights_is_sent_once_with_the_head_counts_it_is_cut_into(playground):
+def test_each_set_of_weights_is_sent_once_with_the_head_counts_it_is_cut_into(
+    playground,
+):
     data = playground.data
     random = [m for m in data["models"] if m["option"] == "random"]
     assert random == [{"option": "random", "heads": [1, 2, 4, 8], "weights": 4}]
@@ -163,17 +181,26 @@ def test_sentences_default_to_the_book_s_or_the_task_s_own():
         assert "be" in mha.tokenize(sentence)
 
 
-def test_the_text_form_is_a_note_and_digests_that_follow_the_maps_and_weights(playground):
+def test_the_text_form_is_a_note_and_digests_that_follow_the_maps_and_weights(
+    playground,
+):
     text = repr(playground)
-    assert text.startswith("Run this cell to use the attention explorer here (controls: "
-                           "weights, sentence, mask, padding, heads)")
+    assert text.startswith(
+        "Run this cell to use the attention explorer here (controls: "
+        "weights, sentence, mask, padding, heads)"
+    )
     assert re.search(r"\[weights [0-9a-f]{12}, first maps [0-9a-f]{12}\]$", text)
     assert repr(mha.attention_explorer(weights=["trained", "random"])) == text
-    other = mha.attention_explorer(weights=["trained", "random"], sentences=mha.SENTENCES[1:])
+    other = mha.attention_explorer(
+        weights=["trained", "random"], sentences=mha.SENTENCES[1:]
+    )
     weights_digest = text.split("first maps")[0]
     assert repr(other).split("first maps")[0] == weights_digest  # the same weights
     assert repr(other) != text  # other maps
-    assert repr(mha.attention_explorer(weights=["random"])).split("first")[0] != weights_digest
+    assert (
+        repr(mha.attention_explorer(weights=["random"])).split("first")[0]
+        != weights_digest
+    )
 
 
 def test_a_notebook_stores_the_front_end_its_data_and_the_first_picture(playground):
@@ -181,8 +208,9 @@ def test_a_notebook_stores_the_front_end_its_data_and_the_first_picture(playgrou
     assert set(bundle) == {"text/plain", "text/html", MIME}
     page = bundle["text/html"]
     data = json.loads(
-        re.search(r'<script type="application/json" class="mha-data">(.*?)</script>',
-                  page).group(1)
+        re.search(
+            r'<script type="application/json" class="mha-data">(.*?)</script>', page
+        ).group(1)
     )
     assert data == json.loads(bundle[MIME]) == json.loads(json.dumps(playground.data))
     assert front_end("explorer.js") in page and front_end("explorer.css") in page
@@ -197,15 +225,21 @@ def test_markup_in_a_sentence_stays_text_inside_the_script():
 
 
 def test_the_picture_title_names_the_model_heads_and_mask():
-    assert title("trained", "Weights:", 4, "causal") == "trained weights, 4 heads, causal mask"
+    assert (
+        title("trained", "Weights:", 4, "causal")
+        == "trained weights, 4 heads, causal mask"
+    )
     assert title("two layers", "Model:", 1, "none") == "two layers, 1 head, no mask"
     assert title("agreement", None, 8, "padding") == "8 heads, padding mask"
 
 
 def test_the_page_s_colours_are_matplotlib_s_cividis():
     js = front_end("explorer.js")
-    table = "".join(re.findall(r'"([0-9a-f]+)"', js[js.index("var CIVIDIS"):
-                                                     js.index("var TICKS")]))
+    table = "".join(
+        re.findall(
+            r'"([0-9a-f]+)"', js[js.index("var CIVIDIS") : js.index("var TICKS")]
+        )
+    )
     colours = colormaps["cividis"](numpy.arange(256), bytes=True)[:, :3]
     assert table == "".join(bytes(int(v) for v in c).hex() for c in colours)
 

@@ -19,7 +19,11 @@ DATA = {"sentences": ["a </script> b"], "weights": []}
 
 
 def test_the_plugin_is_registered_for_myst_nb_and_chosen_first_on_html_pages():
-    found = [e for e in entry_points(group="myst_nb.mime_renderers") if e.name == "mha-explorer"]
+    found = [
+        e
+        for e in entry_points(group="myst_nb.mime_renderers")
+        if e.name == "mha-explorer"
+    ]
     assert [e.load() for e in found] == [site.ExplorerMime]
     assert get_mime_priority("html", [])[0] == MIME
     assert MIME not in get_mime_priority("latex", [])
@@ -34,12 +38,16 @@ def test_an_explorer_output_becomes_its_element_with_its_data():
         assert text.startswith('<div class="mha-explorer">')
         assert '<script type="application/json" class="mha-data">' in text
         assert text.count("</script>") == 1  # the data's "</script>" stays text
-        assert json.loads(text.split('class="mha-data">')[1].split("</script>")[0]) == DATA
+        assert (
+            json.loads(text.split('class="mha-data">')[1].split("</script>")[0]) == DATA
+        )
         assert "<noscript>" in text
 
 
 def test_other_outputs_are_left_to_myst_nb():
-    assert site.ExplorerMime.handle_mime(None, MimeData("text/html", "<p>"), False) is None
+    assert (
+        site.ExplorerMime.handle_mime(None, MimeData("text/html", "<p>"), False) is None
+    )
     assert site.ExplorerMime.handle_mime(None, MimeData(MIME, DATA), True) is None
 
 

@@ -219,11 +219,7 @@ def test_in_a_kernel_that_loaded_ipywidgets_7_every_run_gives_one_line(tmp_path)
             nbformat.v4.new_code_cell(cell),
         ]
     )
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k != "MHA_INSTALL_SOURCE"
-    }
+    env = {k: v for k, v in os.environ.items() if k != "MHA_INSTALL_SOURCE"}
     NotebookClient(notebook, km=kernel, timeout=120, allow_errors=True).execute(env=env)
 
     now = metadata.version("ipywidgets")

@@ -378,11 +378,7 @@ def test_a_chapter_opened_alone_installs_mha_and_runs(tmp_path):
         kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernel_dir.parent)]),
     )
     # What a reader's kernel sees: none of the settings the book's own runs use.
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("MPLBACKEND", "PYTHONPATH")
-    }
+    env = {k: v for k, v in os.environ.items() if k not in ("MPLBACKEND", "PYTHONPATH")}
     env["MHA_INSTALL_SOURCE"] = str(package_copy(tmp_path / "checkout"))
     NotebookClient(
         notebook, km=kernel, timeout=120, resources={"metadata": {"path": str(reader)}}

@@ -238,13 +238,13 @@ def fullest_explorer_page() -> str:
     def offered(page: str) -> int:
         built = SITE / page
         source = built if built.exists() else ROOT / page.replace(".html", ".ipynb")
-        found = re.search(
-            r'"models":\s*\[(.*?)\]\s*,\s*"weights"', source.read_text(), re.S
-        )
-        masks = re.search(r'"masks":\s*(\[[^\]]*\])', source.read_text())
-        if not (found and masks):
+        text = source.read_text()
+        start = text.find('"models":')
+        end = text.find('"weights":[', start)  # the list after the models
+        masks = re.search(r'"masks":\s*(\[[^\]]*\])', text)
+        if start < 0 or end < start or not masks:
             return 0
-        return found.group(1).count('"option"') * len(json.loads(masks.group(1)))
+        return text.count('"option":', start, end) * len(json.loads(masks.group(1)))
 
     return max(explorer_pages(), key=offered)
 

@@ -79,12 +79,16 @@ def attention_explorer(
             f"{sentences!r}"
         )
     if not sentences:
-        raise ValueError(f"sentences must hold at least one sentence, got {sentences!r}")
+        raise ValueError(
+            f"sentences must hold at least one sentence, got {sentences!r}"
+        )
     for sentence in sentences:
         try:
             tokens = tokenize(sentence)
         except (TypeError, ValueError) as error:
-            raise type(error)(f"sentences must be ones a model can read: {error}") from None
+            raise type(error)(
+                f"sentences must be ones a model can read: {error}"
+            ) from None
         for some in every:
             unknown = [t for t in tokens if t not in some.vocab]
             if unknown or len(padded(tokens, "none", 0)) > some.max_length:

@@ -255,7 +255,8 @@ def networks(
         counts = _check_subset("head_counts", head_counts, HEAD_COUNTS)
         label = "Weights:" if len(weights) > 1 else None
         return label, {
-            w: {n: _running_example(n, w) for n in counts} for w in dict.fromkeys(weights)
+            w: {n: _running_example(n, w) for n in counts}
+            for w in dict.fromkeys(weights)
         }
     if isinstance(model, Task):
         counts = _check_subset("head_counts", head_counts, HEAD_COUNTS)
@@ -286,7 +287,9 @@ def _check_subset(name: str, values: Sequence, allowed: Sequence) -> tuple:
         raise TypeError(f"{name} must be a list of {allowed}, got the str {values!r}")
     values = tuple(dict.fromkeys(values))
     if not values or any(v not in allowed for v in values):
-        raise ValueError(f"{name} must be a non-empty subset of {allowed}, got {values}")
+        raise ValueError(
+            f"{name} must be a non-empty subset of {allowed}, got {values}"
+        )
     return values
 
 
@@ -340,7 +343,7 @@ def _tensor(t: torch.Tensor) -> dict:
 
 
 def decoded(t: dict) -> torch.Tensor:
-    """A tensor of :func:`_tensor`'s form back as float64, as the page reads it."""
+    """A tensor of ``_tensor``'s form back as float64, as the page reads it."""
     import numpy
 
     dtype = {"float32": "<f4", "float64": "<f8"}[t["dtype"]]

@@ -126,9 +126,13 @@ class Explorer:
                 if key not in index:
                     index[key] = len(weights)
                     weights.append(data)
-                    models.append({"option": option, "heads": [], "weights": index[key]})
+                    models.append(
+                        {"option": option, "heads": [], "weights": index[key]}
+                    )
                 entry = next(
-                    m for m in models if m["weights"] == index[key] and m["option"] == option
+                    m
+                    for m in models
+                    if m["weights"] == index[key] and m["option"] == option
                 )
                 entry["heads"].append(n_heads)
         return {

@@ -267,9 +267,9 @@ listed ones only:
 
 | page | first tap, each control | later taps: median, slowest | on load | every frame shown |
 |---|---|---:|---:|---:|
-| book/04_scores.html | sentence 26 ms, heads 32 ms | 27 ms, 28 ms | 245 KB | 362 KB |
-| book/06_masks.html | sentence 24 ms, mask 65 ms | 49 ms, 75 ms | 253 KB | 368 KB |
-| book/07_trained_heads.html | weights 65, sentence 22, mask 72, heads 30 | 49, 76 ms | 264 KB | 624 KB |
+| 04_scores.html | sentence 26 ms, heads 32 ms | 27 ms, 28 ms | 245 KB | 362 KB |
+| 06_masks.html | sentence 24 ms, mask 65 ms | 49 ms, 75 ms | 253 KB | 368 KB |
+| 07_trained_heads.html | weights 65, sentence 22, mask 72, heads 30 | 49, 76 ms | 264 KB | 624 KB |
 
 And the second edition's (the widget manager and the widget state loaded on
 the first touch; the first tap itself was lost), on the pages whose

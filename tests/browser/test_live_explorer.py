@@ -8,11 +8,10 @@ own for each test: JupyterLab restores the tabs a test left open):
   run (the first setting's picture and a note) and once it has (the same
   front end as the site's, computing in the page): every control moved,
   sentences typed, good and bad, the picture checked against the package
-  after each step, each change painted within 50 ms."""
+  after each step (how fast: benchmarks/bench_lab.py)."""
 
 from __future__ import annotations
 
-import statistics
 import sys
 from pathlib import Path
 
@@ -99,17 +98,16 @@ def test_live_explorer_follows_every_control(browser, tmp_path):
         live = LiveExplorer(page)
         root = live.root
         check_picture(root, explorer)
-        times = []
         steps = [
             ("nHeads", -1), ("nHeads", 0), ("nHeads", 1), ("mask", 1), ("mask", 2),
             ("nPad", -1), ("sentence", 2), ("option", 1), ("mask", 0), ("option", 0),
         ]  # fmt: skip
         for name, index in steps:
             index = index % len(options(root, name))
-            times.append(live.act(lambda: pick(root, name, index)))  # noqa: B023
+            live.act(lambda: pick(root, name, index))  # noqa: B023
             check_picture(root, explorer)
         for typed in ("what will come next", "a basic example"):
-            times.append(live.act(lambda: type_sentence(root, typed)))  # noqa: B023
+            live.act(lambda: type_sentence(root, typed))  # noqa: B023
             assert shown(root)["state"]["sentence"] == typed
             check_picture(root, explorer)
         before = shown(root)
@@ -118,7 +116,6 @@ def test_live_explorer_follows_every_control(browser, tmp_path):
         assert shown(root)["svg"] == before["svg"]
         assert errors == []
         context.close()
-    assert statistics.quantiles(times, n=10, method="inclusive")[-1] <= 50, times
 
 
 def test_a_chapter_reads_in_jupyterlab_as_on_the_site(browser):

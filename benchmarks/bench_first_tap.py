@@ -144,6 +144,9 @@ class Tab:
         return event
 
     def _act(self, name: str, target: int, count: int) -> None:
+        """Tap (or click) option ``target`` of a control: a button, the slider's
+        track at the option's place (positions relative to the element, taken
+        as it is tapped: the chapter's images above may still be loading)."""
         found = self.root.locator(f'[name="{name}"]')
         what = kind(self.root, name)
         if what == "menu":  # a phone's own picker: the choice is the input event
@@ -151,19 +154,21 @@ class Tab:
             return
         if what == "buttons":
             value = options(self.root, name)[target]
-            box = self.root.locator(
+            element = self.root.locator(
                 f'label:has(> input[name="{name}"][value="{value}"])'
-            ).bounding_box()
-            x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+            )
+            box = element.bounding_box()
+            position = {"x": box["width"] / 2, "y": box["height"] / 2}
         else:
-            box = found.bounding_box()
+            element = found
+            box = element.bounding_box()
             thumb = min(box["height"], 16)
-            x = box["x"] + thumb / 2 + (box["width"] - thumb) * target / (count - 1)
-            y = box["y"] + box["height"] / 2
+            x = thumb / 2 + (box["width"] - thumb) * target / (count - 1)
+            position = {"x": x, "y": box["height"] / 2}
         if self.phone:
-            self.page.touchscreen.tap(x, y)
+            element.tap(position=position)
         else:
-            self.page.mouse.click(x, y)
+            element.click(position=position)
 
     def kinds(self) -> list[str]:
         """The kinds of change: each control shown, and a typed sentence."""

@@ -306,7 +306,8 @@ def test_a_wheel_holds_what_src_holds_whatever_build_held(tmp_path):
     expected = {
         p.relative_to(src).as_posix()
         for p in src.rglob("*")
-        if p.is_file() and p.suffix in (".py", ".pt", ".js", ".css")  # the explorer's front end too
+        # the package's modules and weights, and the explorer's front end
+        if p.is_file() and p.suffix in (".py", ".pt", ".js", ".css")
     }
     assert shipped == expected
     assert "mha_setup.py" in shipped  # the set-up cell's module ships with mha

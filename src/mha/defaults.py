@@ -20,5 +20,5 @@ MAX_LENGTH = 10
 DROPOUT = 0.1
 #: The seed of the running example's random layer.
 SEED = 0
-#: The running example computes in float64: the same printed digits on every machine.
+#: The running example computes in float64, for the same printed digits everywhere.
 DTYPE = torch.float64

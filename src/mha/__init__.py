@@ -13,7 +13,7 @@ What ``import mha`` gives (``help(mha.NAME)`` shows one of them):
     figures and code         display_attention, attention_explorer, show_source
 
 Everything else lives in the submodules, which ``import mha`` loads too:
-mha.text, mha.embedding, mha.attention, mha.circuits, mha.masks, mha.block,
+mha.text, mha.embedding, mha.attention, mha.circuits, mha.masks, mha.block, mha.defaults,
 mha.interop, mha.example, mha.plotting, mha.display, mha.explorer,
 mha.training and mha.cost. (Below, each layer's own methods come first; the long lists of
 methods "inherited from torch.nn.modules.module.Module" are PyTorch's.)

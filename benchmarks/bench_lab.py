@@ -1,6 +1,6 @@
 """The live explorer's latency in a real browser: JupyterLab in headless
 Chromium, from the reader's action to the new picture in the page, for each
-kind of control, measured two ways (tests/browser/lab_driver.py, WATCH_JS):
+kind of control, measured two ways (booktools.lab, WATCH_JS):
 strictly, from the action's first input event to the new image decoded and
 painted; and loosely, as this benchmark did before, from a listener seeing
 the last input event to the image's ``src`` changing in the page."""
@@ -9,15 +9,11 @@ from __future__ import annotations
 
 import statistics
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "browser"))
-
-from conftest import CHROMIUM, CHROMIUM_ARGS, fullest_explorer_page  # noqa: E402
-from lab_driver import LiveExplorer, jupyterlab, open_notebook, run_all  # noqa: E402
-
-import mha  # noqa: E402
+import mha
+from booktools.book import ROOT, fullest_explorer_page
+from booktools.chromium import launch
+from booktools.lab import LiveExplorer, jupyterlab, open_notebook, run_all
 
 # The chapter whose explorer has every kind of control.
 PLAYGROUND = ROOT / fullest_explorer_page().replace(".html", ".ipynb")
@@ -34,9 +30,7 @@ def latencies(
 
     times: dict[str, list[float]] = {}
     with jupyterlab([PLAYGROUND]) as (base, token), sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=CHROMIUM_ARGS
-        )
+        browser = launch(playwright)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         open_notebook(page, base, token, PLAYGROUND.name)
         run_all(page)

@@ -22,30 +22,24 @@ import time
 from datetime import date
 from pathlib import Path
 
+import bench_attention
+import bench_browser
+import bench_first_tap
+import bench_lab
+import bench_lighthouse
 import torch
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks"))
-sys.path.insert(0, str(ROOT / "scripts"))
-
-import bench_attention  # noqa: E402
-import bench_browser  # noqa: E402
-import bench_first_tap  # noqa: E402
-import bench_lab  # noqa: E402
-import bench_lighthouse  # noqa: E402
-import toc  # noqa: E402
-
-PYTHON = sys.executable
-ENV = {**os.environ, "MHA_EXPLORER": "static", "MPLBACKEND": "Agg"}
+from booktools import book, stages
+from booktools.book import ROOT
 
 
 def _run(command: list[str], **kwargs) -> float:
-    """Wall time of a command, which must succeed."""
+    """Wall time of a command, which must succeed (with the notebooks' variables)."""
     start = time.perf_counter()
     subprocess.run(
         command,
         cwd=ROOT,
-        env=ENV,
+        env=stages.environment("nbval"),
         check=True,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -66,11 +60,12 @@ def _cpu_ticks() -> tuple[int, int] | None:
     return sum(fields) - idle, sum(fields)
 
 
-def _run_busy(command: list[str]) -> tuple[float, float | None]:
-    """Wall time of a command and the share of the machine's CPU time that was
+def _run_busy(stage: str) -> tuple[float, float | None]:
+    """Wall time of a stage of `make test` (on another machine's kernel paths,
+    as `make test` runs it) and the share of the machine's CPU time that was
     busy meanwhile (every process counted, the browser's too)."""
     before = _cpu_ticks()
-    wall = _run(command)
+    wall = stages.run(stage, other_machine=True, quiet=True)
     after = _cpu_ticks()
     if before is None or after is None or after[1] == before[1]:
         return wall, None
@@ -78,7 +73,7 @@ def _run_busy(command: list[str]) -> tuple[float, float | None]:
 
 
 def notebooks() -> list[str]:
-    return [str(path.relative_to(ROOT)) for path in toc.notebooks()]
+    return [str(path.relative_to(ROOT)) for path in book.notebooks()]
 
 
 def section_attention() -> str:
@@ -150,25 +145,7 @@ def _kernel_floor() -> float:
 def section_validation() -> str:
     books = notebooks()
     floor = sum(_kernel_floor() for _ in books)  # one kernel start per chapter
-    nbval = _run(
-        [
-            PYTHON,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "-n",
-            "2",
-            "--dist",
-            "loadfile",
-            "--nbval",
-            "--nbval-current-env",
-            "--nbval-sanitize-with",
-            "tests/nbval_sanitize.cfg",
-            *books,
-        ]
-    )
+    nbval = _run(stages.nbval_command(books))
     ratio = nbval / floor
     verdict = "met" if ratio <= 1.5 else "**missed**"
     return (
@@ -181,21 +158,15 @@ def section_validation() -> str:
     )
 
 
-STAGES = ("lint", "unit", "nbval", "book", "browser")  # what `make test` runs, in order
-OTHER_MACHINE = (
-    "KERNELS=ATEN_CPU_CAPABILITY=default MKL_CBWR=COMPATIBLE"  # as `make test`
-)
-
-
 def section_build() -> str:
     shutil.rmtree(ROOT / "_build", ignore_errors=True)
-    stages = {stage: _run_busy(["make", stage, OTHER_MACHINE]) for stage in STAGES}
-    total = sum(wall for wall, _ in stages.values())
+    times = {stage: _run_busy(stage) for stage in stages.STAGES}
+    total = sum(wall for wall, _ in times.values())
     verdict = "met" if total <= 180 else "**missed**"
     rows = "\n".join(
         f"| `make {stage}` | {wall:.1f} s | {wall / total:.0%} | "
         f"{'–' if busy is None else f'{busy:.0%}'} |"
-        for stage, (wall, busy) in stages.items()
+        for stage, (wall, busy) in times.items()
     )
     return (
         "## The test loop\n\n"
@@ -211,7 +182,7 @@ def section_build() -> str:
 def section_site() -> str:
     site = ROOT / "_build" / "html"
     if not (site / "index.html").exists():
-        _run(["make", "book"])
+        stages.run("book", quiet=True)
     vendored = {site / "_static" / "mathjax", site / "_static" / "fonts"}
     total = sum(f.stat().st_size for f in site.rglob("*") if f.is_file())
     vendor_size = sum(
@@ -258,7 +229,7 @@ def section_site() -> str:
 def section_first_tap() -> str:
     site, pages = ROOT / "_build" / "html", bench_first_tap.explorer_pages()
     if not (site / "index.html").exists():
-        _run(["make", "book"])
+        stages.run("book", quiet=True)
     phone, phone_ok = bench_first_tap.table(bench_first_tap.measure(site, pages, True))
     desktop, desktop_ok = bench_first_tap.table(
         bench_first_tap.measure(site, pages, False), phone=False
@@ -296,7 +267,7 @@ def section_first_tap() -> str:
 def section_browser() -> str:
     site = ROOT / "_build" / "html"
     if not (site / "index.html").exists():
-        _run(["make", "book"])
+        stages.run("book", quiet=True)
     times, axe = bench_browser.page_steps(site)
     totals = {
         step: sum(t[step] for t in times.values()) for step in bench_browser.STEPS
@@ -329,7 +300,7 @@ def section_lighthouse() -> str:
     # $BOOK_SITE: measure another build (e.g. a copy that stays put meanwhile).
     site = Path(os.environ.get("BOOK_SITE", ROOT / "_build" / "html"))
     if not (site / "index.html").exists():
-        _run(["make", "book"])
+        stages.run("book", quiet=True)
     pages = bench_lighthouse.toc_pages()
     mobile = bench_lighthouse.measure(site, pages, desktop=False)
     desktop = bench_lighthouse.measure(

@@ -5,18 +5,13 @@ from __future__ import annotations
 import ast
 import json
 import re
-import sys
-from pathlib import Path
 
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
-import setup_cell  # noqa: E402
-from toc import notebooks as chapters  # noqa: E402
+from booktools import setup_cell
+from booktools.book import ROOT, notebooks as chapters
 
-sys.path.remove(str(ROOT / "scripts"))
 SETUP_CELL = setup_cell.render()
 
 

@@ -20,11 +20,8 @@ from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
-import setup_cell  # noqa: E402
-
-sys.path.remove(str(ROOT / "scripts"))
+from booktools import setup_cell
+from booktools.book import ROOT
 
 # The chapter the last test runs on its own: the first of _toc.yml (a short one).
 ALONE = setup_cell.chapters()[0]

@@ -8,7 +8,6 @@ from __future__ import annotations
 import base64
 import json
 import logging
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -17,19 +16,15 @@ from docutils import nodes
 from docutils.core import publish_doctree
 from PIL import Image
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "_ext"))
-import book_code  # noqa: E402
-import book_descriptions  # noqa: E402
-import book_explorers  # noqa: E402
-import book_images  # noqa: E402
-import book_layout  # noqa: E402
+from booktools.book import ROOT, load_extension
+from mha.explorer.static import MIME
 
-import book  # noqa: E402
-
-sys.path.remove(str(ROOT / "_ext"))
-
-from mha.explorer.static import MIME  # noqa: E402
+book = load_extension("book")
+book_code = load_extension("book_code")
+book_descriptions = load_extension("book_descriptions")
+book_explorers = load_extension("book_explorers")
+book_images = load_extension("book_images")
+book_layout = load_extension("book_layout")
 
 
 def test_the_book_extension_loads_every_module_of_the_folder():

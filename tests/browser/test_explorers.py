@@ -8,8 +8,9 @@ setting (not by their PNG bytes, which may differ between machines)."""
 from __future__ import annotations
 
 import pytest
-from conftest import fullest_explorer_page
-from explorers import (
+
+from booktools.book import fullest_explorer_page
+from booktools.explorers import (
     EXPLORER,
     SHOWN_JS,
     STATE_JS,
@@ -25,8 +26,7 @@ from explorers import (
     shown,
     wait_for_caption,
 )
-from test_pages import settle
-
+from booktools.pages import settle
 from mha.explorer.frames import ALT
 
 pytestmark = pytest.mark.browser

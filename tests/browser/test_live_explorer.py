@@ -11,13 +11,14 @@ own for each test: JupyterLab restores the tabs a test left open):
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from conftest import fullest_explorer_page
-from lab_driver import (
+
+import mha
+from booktools.book import ROOT, fullest_explorer_page, notebooks
+from booktools.lab import (
     LiveExplorer,
     following_cell,
     jupyterlab,
@@ -26,17 +27,10 @@ from lab_driver import (
     open_notebook,
     run_all,
 )
-
-import mha
 from mha.explorer.model import Settings, attention_maps, caption
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "scripts"))
-import toc  # noqa: E402
-
-sys.path.remove(str(ROOT / "scripts"))
 # The chapter whose explorer has every kind of control.
 PLAYGROUND = ROOT / fullest_explorer_page().replace(".html", ".ipynb")
 
@@ -48,7 +42,7 @@ RAW = (":label:", ":class:", "```{", "{cite", "{exercise", "{solution", "{note}"
 def chapter_with_solutions_and_citations() -> Path:
     """The first chapter of _toc.yml with an exercise, a solution holding code and
     a citation: every kind of MyST this test checks."""
-    for path in toc.notebooks():
+    for path in notebooks():
         text = path.read_text()
         if all(s in text for s in ("{exercise}", "{solution-start}", "{cite:p}")):
             return path

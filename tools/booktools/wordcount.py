@@ -1,6 +1,6 @@
 """How many words of prose each page of the built site holds, by part.
 
-    python scripts/wordcount.py            # a table, after `make book`
+    python -m booktools.wordcount            # a table, after `make book`
 
 Counted is the prose written for the book, as a reader meets it on the page:
 the text of the article, with its headings, captions, admonitions,
@@ -18,11 +18,11 @@ import re
 import sys
 from pathlib import Path
 
-import yaml
 from bs4 import BeautifulSoup
 
-ROOT = Path(__file__).resolve().parents[1]
-HTML = ROOT / "_build" / "html"
+from booktools.book import SITE, TOC, parts
+
+HTML = SITE
 # Part captions of _toc.yml -> the most words that part may hold; "book" is all
 # pages together, the intro and the reference pages included.
 LIMITS = {"The core path": 10_000, "book": 20_000}
@@ -54,18 +54,7 @@ def words(html: str, generated: bool = False) -> int:
     return len(WORD.findall(article.get_text(" ")))
 
 
-def parts(toc: Path = ROOT / "_toc.yml") -> dict[str, list[str]]:
-    """The pages of each part of the table of contents, the root page under "intro"."""
-    data = yaml.safe_load(toc.read_text())
-    found = {"intro": [data["root"]]}
-    for part in data.get("parts", []):
-        found[part["caption"]] = [chapter["file"] for chapter in part["chapters"]]
-    return found
-
-
-def counts(
-    html_dir: Path = HTML, toc: Path = ROOT / "_toc.yml"
-) -> dict[str, dict[str, int]]:
+def counts(html_dir: Path = HTML, toc: Path = TOC) -> dict[str, dict[str, int]]:
     """Words per page, grouped by part (a page that was not built is left out)."""
     return {
         part: {

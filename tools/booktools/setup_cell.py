@@ -1,9 +1,9 @@
 """Write the set-up cell into the first code cell of every chapter, and fold
 the code of every solution in JupyterLab.
 
-    python scripts/setup_cell.py        (or: make setup-cell)
+    python -m booktools.setup_cell        (or: make setup-cell)
 
-The cell's text is ``setup_cell_template.py`` beside this file, with the address
+The cell's text is ``scripts/setup_cell_template.py``, with the address
 the package is installed from filled in from ``repository`` in ``_config.yml``
 (the one place the book's address is written). Its metadata keeps it out of
 the reader's way everywhere: tagged ``remove-cell`` (not on the site), folded
@@ -29,10 +29,10 @@ from pathlib import Path
 
 import nbformat
 import yaml
-from toc import notebooks
 
-ROOT = Path(__file__).resolve().parents[1]
-TEMPLATE = Path(__file__).with_name("setup_cell_template.py")
+from booktools.book import ROOT, notebooks
+
+TEMPLATE = ROOT / "scripts" / "setup_cell_template.py"
 PLACEHOLDER = "@MHA_SOURCE@"
 TAG = "remove-cell"
 # The set-up cell: folded in JupyterLab, its title alone in Colab's form view.

@@ -1,0 +1,145 @@
+"""The stages of ``make test``, each defined once: the Makefile runs them
+(``python -m booktools run STAGE``, ``python -m booktools test``) and the
+benchmarks time the very same commands.
+
+Public names:
+
+- ``STAGES``: the stages of ``make test``, cheapest first (lint, unit tests,
+  notebooks, the site, the browser tests).
+- ``OTHER_MACHINE``: PyTorch's baseline CPU kernels and MKL's compatible
+  mode, the settings under which ``make test`` runs the unit tests and the
+  notebooks (every run is then also a run on "another machine"; outputs are
+  stored by ``make execute`` with the native kernels). ``STATIC``: the
+  static explorers, figures drawn off-screen (the site and its checks).
+- :func:`commands` and :func:`environment`: what a stage runs, and with
+  which variables; :func:`run`: one stage, timed; :func:`test`: every
+  stage in order, stopping at the first that fails, each one's time
+  printed at the end.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from booktools.book import ROOT, SITE, notebooks
+from booktools.chromium import CHROMIUM
+
+STAGES = ("lint", "unit", "nbval", "book", "browser")
+OTHER_MACHINE = {"ATEN_CPU_CAPABILITY": "default", "MKL_CBWR": "COMPATIBLE"}
+STATIC = {"MHA_EXPLORER": "static", "MPLBACKEND": "Agg"}
+# The folders ruff checks and formats.
+LINTED = ["src", "tools", "tests", "benchmarks", "book", "scripts", "_ext"]
+# Two workers, one per core.
+WORKERS = ["-n", "2"]
+
+_BIN = Path(sys.executable).parent
+_PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+
+
+def nbval_command(paths: list[str] | None = None) -> list[str]:
+    """pytest validating the chapters (every chapter of ``_toc.yml`` unless
+    ``paths``): each one re-executed and every output compared with the
+    stored one, each chapter's cells in order on one worker."""
+    chapters = paths or [str(path.relative_to(ROOT)) for path in notebooks()]
+    return [
+        *_PYTEST,
+        *WORKERS,
+        "--dist",
+        "loadfile",
+        "--nbval",
+        "--nbval-current-env",
+        "--nbval-sanitize-with",
+        "tests/nbval_sanitize.cfg",
+        *chapters,
+    ]
+
+
+def commands(stage: str) -> list[list[str]]:
+    """The commands of ``stage``, run in the checkout, in order."""
+    if stage == "lint":
+        ruff = [sys.executable, "-m", "ruff"]
+        return [[*ruff, "check", *LINTED], [*ruff, "format", "--check", *LINTED]]
+    if stage == "unit":
+        return [[*_PYTEST, "-p", "no:nbval", *WORKERS, "-m", "not browser"]]
+    if stage == "nbval":
+        return [nbval_command()]
+    if stage == "book":
+        # Every page rebuilt, so a change to the CSS, the assets, the
+        # configuration or the package's docstrings always reaches the site.
+        build = [str(_BIN / "jupyter-book"), "build", ".", "-W", "-n", "--keep-going"]
+        return [[*build, "--all"]]
+    if stage == "browser":
+        return [[*_PYTEST, *WORKERS, "-m", "browser"]]
+    raise ValueError(f"stage must be one of {', '.join(STAGES)}, got {stage!r}")
+
+
+def environment(stage: str, other_machine: bool = False) -> dict[str, str]:
+    """The variables ``stage`` runs with: this process's, the static
+    explorers for the notebooks and the site, and with ``other_machine``
+    (``make test``'s unit tests and notebooks) ``OTHER_MACHINE``."""
+    env = {**os.environ, "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
+    if stage in ("nbval", "book"):
+        env.update(STATIC)
+    if other_machine and stage in ("unit", "nbval"):
+        env.update(OTHER_MACHINE)
+    if stage == "browser":
+        env["CHROMIUM"] = CHROMIUM
+    return env
+
+
+def run(stage: str, other_machine: bool = False, quiet: bool = False) -> float:
+    """Run ``stage`` in the checkout; its wall time in seconds. Raises
+    ``subprocess.CalledProcessError`` if a command fails. ``quiet``: its
+    output is not shown."""
+    if stage == "browser" and not Path(CHROMIUM).exists():
+        raise SystemExit(
+            f"{CHROMIUM} not found: install Debian's chromium (apt-get install "
+            "chromium), or set CHROMIUM=/path/to/chromium"
+        )
+    env = environment(stage, other_machine)
+    output = subprocess.DEVNULL if quiet else None
+    start = time.perf_counter()
+    if stage == "book":
+        shutil.rmtree(SITE, ignore_errors=True)  # no page of an earlier build left
+    for command in commands(stage):
+        if not quiet:
+            print(
+                "+", " ".join(command[2:] if command[0] == sys.executable else command)
+            )
+        subprocess.run(
+            command, cwd=ROOT, env=env, check=True, stdout=output, stderr=output
+        )
+    return time.perf_counter() - start
+
+
+def test(stages: tuple[str, ...] = STAGES) -> dict[str, float]:
+    """``make test``: every stage in order, the unit tests and the notebooks
+    on ``OTHER_MACHINE``; stops at the first stage that fails. Prints each
+    stage's time at the end (also after a failure); returns them."""
+    times: dict[str, float] = {}
+    failed = None
+    start = time.perf_counter()
+    try:
+        for stage in stages:
+            stage_start = time.perf_counter()
+            try:
+                times[stage] = run(stage, other_machine=True)
+            except subprocess.CalledProcessError:
+                times[stage] = time.perf_counter() - stage_start
+                failed = stage
+                break
+    finally:
+        total = time.perf_counter() - start
+        print("\n== make test, stage by stage ==")
+        for stage, seconds in times.items():
+            mark = "  FAILED" if stage == failed else ""
+            print(f"{stage:>8}  {seconds:6.1f} s{mark}")
+        print(f"{'total':>8}  {total:6.1f} s")
+    if failed:
+        raise SystemExit(f"make test: the {failed} stage failed")
+    return times

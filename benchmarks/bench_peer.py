@@ -1,6 +1,6 @@
 """The book's layer against the plainest peer (``peer_attention.PeerAttention``),
 side by side in one run: causal self-attention, eval mode, no gradients,
-float32, CPU, the same weights.
+float32, CPU (one thread), the same weights.
 
     python benchmarks/bench_peer.py
 
@@ -20,6 +20,7 @@ from mha import cost
 
 SIZES = ((8, 1024, 768, 12), (32, 256, 512, 8))  # (batch, length, d_model, n_heads)
 ROUNDS = 15
+THREADS = 1  # the least disturbed by other work on a shared machine
 TARGET = 1.05  # the book's layer at most this many times the peer's time
 
 
@@ -48,6 +49,7 @@ def measure(batch: int, length: int, d_model: int, n_heads: int) -> dict[str, fl
             {"mha": lambda: ours(x, x, x, mask), "peer": lambda: peer(x)},
             repeats=ROUNDS,
             warmup=2,
+            threads=THREADS,
         )
 
 

@@ -65,7 +65,7 @@ def _run_busy(stage: str) -> tuple[float, float | None]:
     as `make test` runs it) and the share of the machine's CPU time that was
     busy meanwhile (every process counted, the browser's too)."""
     before = _cpu_ticks()
-    wall = stages.run(stage, other_machine=True, quiet=True)
+    wall = stages.run(stage, other_machine=True, quiet=True).wall
     after = _cpu_ticks()
     if before is None or after is None or after[1] == before[1]:
         return wall, None

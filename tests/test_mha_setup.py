@@ -6,7 +6,6 @@ switches on Colab's widget manager. The explorer refuses ipywidgets 7 too."""
 from __future__ import annotations
 
 import importlib.metadata as metadata
-import json
 import os
 import re
 import subprocess
@@ -18,8 +17,6 @@ from pathlib import Path
 import ipywidgets
 import nbformat
 import pytest
-from jupyter_client.kernelspec import KernelSpecManager
-from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 
 import mha
@@ -208,31 +205,11 @@ def test_on_colab_it_switches_on_the_widget_manager(monkeypatch):
 # -- In a real kernel, as a reader sees it ---------------------------------------------
 
 
-def test_in_a_kernel_that_loaded_ipywidgets_7_every_run_gives_one_line(tmp_path):
+def test_in_a_kernel_that_loaded_ipywidgets_7_every_run_gives_one_line(make_kernel):
     """Colab's case: ipywidgets 7 loaded, 8 installed since. The set-up cell, run
     twice, and then the explorer each show one line saying what to do (Jupyter's
     error output holds that line alone: no traceback)."""
-    kernel_dir = tmp_path / "kernels" / "here"
-    kernel_dir.mkdir(parents=True)
-    (kernel_dir / "kernel.json").write_text(
-        json.dumps(
-            {
-                "argv": [
-                    sys.executable,
-                    "-m",
-                    "ipykernel_launcher",
-                    "-f",
-                    "{connection_file}",
-                ],
-                "display_name": "this environment",
-                "language": "python",
-            }
-        )
-    )
-    kernel = KernelManager(
-        kernel_name="here",
-        kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernel_dir.parent)]),
-    )
+    kernel = make_kernel()
     address = "https://github.com/someone/the-book"
     cell = setup_cell.render_for(address)
     notebook = nbformat.v4.new_notebook(

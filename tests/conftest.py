@@ -217,6 +217,17 @@ def make_kernel(tmp_path):
     return make
 
 
+# --- the longest tests first ----------------------------------------------------
+
+
+def pytest_collection_modifyitems(items):
+    """Tests marked ``slow`` run first (in their order; the rest after them in
+    theirs): two workers then start on the two longest, one each, and the
+    short tests fill in around them, instead of a long test starting last and
+    keeping one worker busy alone at the end."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 # --- bad input: one table per module, one test for all ------------------------------
 
 

@@ -126,11 +126,12 @@ def test_binder_installs_the_runtime_pins_cpu_torch_and_the_package():
     ]
     lines = [line for line in lines if line]
     assert "--extra-index-url https://download.pytorch.org/whl/cpu" in lines
-    assert "-e ." in lines
+    assert "-e .[book]" in lines
     binder = pins(ROOT / "binder" / "requirements.txt")
+    project = PYPROJECT["project"]
     needed = {
         canonicalize_name(Requirement(r).name)
-        for r in PYPROJECT["project"]["dependencies"]
+        for r in project["dependencies"] + project["optional-dependencies"]["book"]
     }
     # The package's dependencies, and the extension that renders the chapters' MyST.
     assert set(binder) == needed | {"jupyterlab-myst"}, "no test or site tools"
@@ -319,18 +320,3 @@ def test_every_cited_work_is_in_the_bibliography_with_its_address():
         assert entry.persons.get("author") and entry.fields.get("title"), key
         assert entry.fields.get("url", "").startswith("https://"), key
         assert "doi" not in entry.fields, key
-
-
-def test_bibliography_entries_are_list_items():
-    citation_roles = load_extension("citation_roles")
-    body = '<div role="list" class="citation-list"><div class="citation" role="doc-biblioentry">'
-    context = {"body": body}
-    citation_roles.entries_as_list_items(
-        None, "book/references", "page.html", context, None
-    )
-    assert context["body"] == body.replace("doc-biblioentry", "listitem")
-    untouched = {"body": "<p>no bibliography here</p>"}
-    citation_roles.entries_as_list_items(
-        None, "book/intro", "page.html", untouched, None
-    )
-    assert untouched == {"body": "<p>no bibliography here</p>"}

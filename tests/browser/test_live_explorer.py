@@ -29,7 +29,7 @@ from booktools.lab import (
 )
 from mha.explorer.model import Settings, attention_maps, caption
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]  # JupyterLab: the longest
 
 # The chapter whose explorer has every kind of control.
 PLAYGROUND = ROOT / fullest_explorer_page().replace(".html", ".ipynb")

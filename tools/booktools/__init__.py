@@ -5,8 +5,9 @@ Modules and their public names (each module's docstring says more):
 
 - ``booktools.book``: ``ROOT``, ``SITE``, ``TOC``, ``PAGES``, ``parts``,
   ``pages``, ``notebooks``, ``html_pages``, ``explorer_pages``,
-  ``fullest_explorer_page``: where the book is, its pages read from
-  ``_toc.yml`` by Jupyter Book's own parser.
+  ``fullest_explorer_page``, ``load_extension``: where the book is, its
+  pages read from ``_toc.yml`` by Jupyter Book's own parser, a site
+  extension of ``_ext/`` for its unit test.
 - ``booktools.server``: ``serve``: the built site on 127.0.0.1, at full
   speed, as a slow network delivers it, or gzipped.
 - ``booktools.chromium``: ``CHROMIUM``, ``CHROMIUM_ARGS``, ``launch``:
@@ -21,7 +22,8 @@ Modules and their public names (each module's docstring says more):
   ``following_cell``, ``SETTINGS``, ``WATCH_JS``: the chapters in a real
   JupyterLab.
 - ``booktools.stages``: ``STAGES``, ``OTHER_MACHINE``, ``STATIC``,
-  ``commands``, ``nbval_command``, ``environment``, ``run``, ``test``: the
+  ``VALIDATING``, ``commands``, ``nbval_command``, ``longest_first``,
+  ``environment``, ``run``, ``Timing``, ``children_cpu``, ``test``: the
   stages of ``make test``, defined once.
 - ``booktools.setup_cell``: the chapters' set-up cell (``make setup-cell``).
 - ``booktools.wordcount``: the words of prose of each built page.

@@ -123,12 +123,11 @@ def _log_console(log: PageLog, msg) -> None:
 
 
 def wait_for_math(page, timeout_ms: int = 15_000) -> None:
-    """Wait until every formula of the page is drawn: MathML written when the
-    book was built (or, with html_math_renderer: mathjax, typeset by MathJax),
-    with a size of its own."""
+    """Wait until every formula of the page is drawn: the MathML written when
+    the book was built, with a size of its own."""
     page.wait_for_function(
         """() => [...document.querySelectorAll('.math')].every(m => {
-               const drawn = m.querySelector('math, mjx-container');
+               const drawn = m.querySelector('math');
                const hidden = !m.getClientRects().length;  // e.g. in a folded answer
                return drawn && (hidden || drawn.getBoundingClientRect().width > 0);
            })""",

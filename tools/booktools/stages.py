@@ -11,16 +11,22 @@ Public names:
   notebooks (every run is then also a run on "another machine"; outputs are
   stored by ``make execute`` with the native kernels). ``STATIC``: the
   static explorers, figures drawn off-screen (the site and its checks).
+  ``VALIDATING``: what nbval runs the chapters with (``BOOK_NBVAL=1``).
+- :func:`nbval_command`, :func:`longest_first`: the chapters' validation,
+  the chapters that train or time first.
 - :func:`commands` and :func:`environment`: what a stage runs, and with
   which variables; :func:`run`: one stage, timed (a :class:`Timing`: wall
   time, and the CPU time of everything it ran, the steadier measure on a
-  shared machine); :func:`test`: every stage in order, stopping at the
+  shared machine; :func:`children_cpu` reads that time); :func:`test`:
+  every stage in order, stopping at the
   first that fails, each one's times printed at the end.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import resource
 import shutil
 import subprocess
@@ -35,6 +41,10 @@ from booktools.chromium import CHROMIUM
 STAGES = ("lint", "unit", "nbval", "book", "browser")
 OTHER_MACHINE = {"ATEN_CPU_CAPABILITY": "default", "MKL_CBWR": "COMPATIBLE"}
 STATIC = {"MHA_EXPLORER": "static", "MPLBACKEND": "Agg"}
+# Set while nbval re-runs the chapters: a chapter may then time its layers on a
+# smaller grid, in a cell whose output nbval does not compare (the figure a
+# reader sees is the one `make execute` stored, on the whole grid).
+VALIDATING = {"BOOK_NBVAL": "1"}
 # The folders ruff checks and formats.
 LINTED = ["src", "tools", "tests", "benchmarks", "book", "scripts", "_ext"]
 # Two workers, one per core.
@@ -44,11 +54,38 @@ _BIN = Path(sys.executable).parent
 _PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
 
 
+# A call that trains a model (``training.train(...)``, ``fit(...)``, not a
+# module's ``.train()``) or times a layer: a chapter that makes such calls
+# takes longest to validate.
+LONG_RUNNING = re.compile(
+    r"(?<![\w.])(?:training\.)?(?:train|fit)\(|\btime_(?:interleaved|forward)\("
+)
+
+
+def longest_first(paths: list[Path]) -> list[Path]:
+    """``paths`` (notebooks) with those that train or time most first, the
+    rest after them, each group in its order: two workers then start on the
+    longest chapters, and the short ones fill in around them."""
+
+    def calls(path: Path) -> int:
+        code = "".join(
+            "".join(cell["source"])
+            for cell in json.loads(path.read_text())["cells"]
+            if cell["cell_type"] == "code"
+        )
+        return len(LONG_RUNNING.findall(code))
+
+    return sorted(paths, key=lambda path: -calls(path))
+
+
 def nbval_command(paths: list[str] | None = None) -> list[str]:
     """pytest validating the chapters (every chapter of ``_toc.yml`` unless
-    ``paths``): each one re-executed and every output compared with the
-    stored one, each chapter's cells in order on one worker."""
-    chapters = paths or [str(path.relative_to(ROOT)) for path in notebooks()]
+    ``paths``, the longest first): each one re-executed and every output
+    compared with the stored one, each chapter's cells in order on one
+    worker."""
+    chapters = paths or [
+        str(path.relative_to(ROOT)) for path in longest_first(notebooks())
+    ]
     return [
         *_PYTEST,
         *WORKERS,
@@ -88,6 +125,8 @@ def environment(stage: str, other_machine: bool = False) -> dict[str, str]:
     env = {**os.environ, "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
     if stage in ("nbval", "book"):
         env.update(STATIC)
+    if stage == "nbval":
+        env.update(VALIDATING)
     if other_machine and stage in ("unit", "nbval"):
         env.update(OTHER_MACHINE)
     if stage == "browser":
@@ -104,7 +143,8 @@ class Timing(NamedTuple):
     cpu: float
 
 
-def _children_cpu() -> float:
+def children_cpu() -> float:
+    """CPU seconds (user and system) of every process this one has waited for."""
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
 
@@ -120,7 +160,7 @@ def run(stage: str, other_machine: bool = False, quiet: bool = False) -> Timing:
         )
     env = environment(stage, other_machine)
     output = subprocess.DEVNULL if quiet else None
-    start, cpu = time.perf_counter(), _children_cpu()
+    start, cpu = time.perf_counter(), children_cpu()
     if stage == "book":
         shutil.rmtree(SITE, ignore_errors=True)  # no page of an earlier build left
     for command in commands(stage):
@@ -131,7 +171,7 @@ def run(stage: str, other_machine: bool = False, quiet: bool = False) -> Timing:
         subprocess.run(
             command, cwd=ROOT, env=env, check=True, stdout=output, stderr=output
         )
-    return Timing(time.perf_counter() - start, _children_cpu() - cpu)
+    return Timing(time.perf_counter() - start, children_cpu() - cpu)
 
 
 def test(stages: tuple[str, ...] = STAGES) -> dict[str, Timing]:
@@ -142,13 +182,11 @@ def test(stages: tuple[str, ...] = STAGES) -> dict[str, Timing]:
     failed = None
     try:
         for stage in stages:
-            start, cpu = time.perf_counter(), _children_cpu()
+            start, cpu = time.perf_counter(), children_cpu()
             try:
                 times[stage] = run(stage, other_machine=True)
             except subprocess.CalledProcessError:
-                times[stage] = Timing(
-                    time.perf_counter() - start, _children_cpu() - cpu
-                )
+                times[stage] = Timing(time.perf_counter() - start, children_cpu() - cpu)
                 failed = stage
                 break
     finally:

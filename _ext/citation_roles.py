@@ -20,19 +20,11 @@ LIST_ITEM = "listitem"
 
 
 def visit_citation(self, node: nodes.citation) -> None:
-    """The writer's ``visit_citation``, with the entry's role a list item."""
-    write = self.starttag
-
-    def starttag(element, tagname, *args, **attributes):
-        if element is node and attributes.get("role") == "doc-biblioentry":
-            attributes["role"] = LIST_ITEM
-        return write(element, tagname, *args, **attributes)
-
-    self.starttag = starttag
-    try:
-        type(self).visit_citation(self, node)
-    finally:
-        del self.starttag
+    """The writer's ``visit_citation`` (docutils' HTML5 writer), with the entry's
+    role a list item instead of ``doc-biblioentry``."""
+    if not isinstance(node.previous_sibling(), type(node)):
+        self.body.append('<div role="list" class="citation-list">\n')
+    self.body.append(self.starttag(node, "div", classes=[node.tagname], role=LIST_ITEM))
 
 
 def depart_citation(self, node: nodes.citation) -> None:

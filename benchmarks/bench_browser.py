@@ -8,18 +8,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from booktools import pages
 from booktools.book import html_pages
 from booktools.chromium import launch
-from booktools.pages import (
-    DESKTOP,
-    PHONE,
-    axe_settings,
-    layouts,
-    load_images,
-    overflow,
-    resize,
-    settle,
-)
 from booktools.server import serve
 
 STEPS = ("load", "explorers and math", "images", "fits 1280 and 360 px")
@@ -36,32 +27,34 @@ def page_steps(site: Path) -> tuple[dict[str, dict[str, float]], dict[str, float
     with serve(site) as url, sync_playwright() as playwright:
         browser = launch(playwright)
         for path in html_pages():
-            context = browser.new_context(viewport={"width": DESKTOP, "height": 900})
+            context = browser.new_context(
+                viewport={"width": pages.DESKTOP, "height": 900}
+            )
             page = context.new_page()
             marks = [time.perf_counter()]
             page.goto(url + path, wait_until="networkidle")
             marks.append(time.perf_counter())
-            settle(page)
+            pages.settle(page)
             marks.append(time.perf_counter())
-            load_images(page)
+            pages.load_images(page)
             marks.append(time.perf_counter())
-            overflow(page)
-            resize(page, PHONE)
-            overflow(page)
+            pages.overflow(page)
+            pages.resize(page, pages.PHONE)
+            pages.overflow(page)
             marks.append(time.perf_counter())
             steps = zip(STEPS, marks[:-1], marks[1:], strict=True)
             times[path] = {step: end - start for step, start, end in steps}
             context.close()
-        for path in layouts():
+        for path in pages.layouts():
             for mode in ("light", "dark"):
                 context = browser.new_context(
-                    color_scheme=mode, viewport={"width": DESKTOP, "height": 900}
+                    color_scheme=mode, viewport={"width": pages.DESKTOP, "height": 900}
                 )
                 page = context.new_page()
                 page.goto(url + path, wait_until="networkidle")
-                settle(page)
+                pages.settle(page)
                 start = time.perf_counter()
-                scope, options = axe_settings(path, mode)
+                scope, options = pages.axe_settings(path, mode)
                 Axe().run(page, context=scope, options=options)
                 axe[f"{path} ({mode})"] = time.perf_counter() - start
                 context.close()

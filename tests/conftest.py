@@ -243,16 +243,22 @@ def refuses(call, error, name, expected, given) -> None:
 
 def pytest_pycollect_makeitem(collector, name, obj):
     """A test module's ``BAD_INPUT``, a list of rows ``(call, error, name,
-    expected, given)``, becomes its test of bad input: one case per row, named
-    after the row's argument, each checked by :func:`refuses`."""
+    expected, given)``, becomes its test of bad input, parametrized by row
+    (``pytest.mark.parametrize``, one case per row, named after the row's
+    argument), each row checked by :func:`refuses`."""
     if name != "BAD_INPUT" or not isinstance(collector, pytest.Module):
         return None
-    test = "test_bad_input_is_refused_with_a_clear_message"
-    return [
-        pytest.Function.from_parent(
-            collector,
-            name=f"{test}[{i}-{row[2]}]",
-            callobj=lambda row=row: refuses(*row),
-        )
-        for i, row in enumerate(obj)
-    ]
+
+    @pytest.mark.parametrize(
+        "row", obj, ids=[f"{i}-{row[2]}" for i, row in enumerate(obj)]
+    )
+    def test_bad_input_is_refused_with_a_clear_message(row):
+        refuses(*row)
+
+    # pytest's own collection of a test function of the module (where pytest
+    # looks it up again), with its parametrization.
+    test = test_bad_input_is_refused_with_a_clear_message
+    setattr(collector.obj, test.__name__, test)
+    return collector.ihook.pytest_pycollect_makeitem(
+        collector=collector, name=test.__name__, obj=test
+    )

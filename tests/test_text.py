@@ -99,3 +99,13 @@ BAD_INPUT = [
      "at least the longest sentence (3 tokens)", "got 2"),
     (lambda: Vocab(ITOS).encode_batch([]), ValueError, "sentences", "non-empty list", "got []"),
 ]  # fmt: skip
+
+
+def test_tokens_within_a_length_or_a_clear_error():
+    from mha.text import tokens_within
+
+    assert tokens_within("The cat sat.", 3) == ["the", "cat", "sat"]
+    with pytest.raises(ValueError, match="sentence must have at most 2 words .* got 3"):
+        tokens_within("The cat sat.", 2)
+    with pytest.raises(ValueError, match="text must contain at least one word"):
+        tokens_within("?!", 2)

@@ -54,6 +54,22 @@ def tokenize(text: str) -> list[str]:
     return tokens
 
 
+def tokens_within(text: str, max_length: int, name: str = "sentence") -> list[str]:
+    """``tokenize(text)``, for a model whose positions go up to ``max_length``.
+
+    Raises:
+        TypeError, ValueError: as :func:`tokenize`; and a ValueError naming
+            ``name`` when ``text`` has more than ``max_length`` words.
+    """
+    tokens = tokenize(text)
+    if len(tokens) > max_length:
+        raise ValueError(
+            f"{name} must have at most {max_length} words (the positions the "
+            f"positional encoding covers), got {len(tokens)}"
+        )
+    return tokens
+
+
 class Vocab:
     """A word ↔ id table with ``<pad>`` = 0 and ``<unk>`` = 1.
 

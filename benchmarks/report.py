@@ -148,7 +148,7 @@ def explorer(paced: str, paced_ok: bool, rushed: str) -> str:
         "The chapter whose explorer has every kind of control, run in JupyterLab "
         "(started as `make lab` starts it) and driven by headless Chromium through "
         "five rounds of every option of every control. Measured two ways at once "
-        "(`tests/browser/lab_driver.py`): *strict*, from the action's first input "
+        "(`booktools.lab`): *strict*, from the action's first input "
         "event (its own time stamp) to the new image decoded and painted: what the "
         "reader waits for; *loose*, as this benchmark measured before, from a "
         "listener seeing the last click, change or key to the image's `src` "

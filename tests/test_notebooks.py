@@ -30,7 +30,7 @@ def test_there_are_chapters():
 
 def test_first_cell_is_the_setup_cell_and_solutions_are_folded(notebook):
     """Opened anywhere (Colab, Binder, a download), a chapter sets itself up: its first
-    code cell is exactly what scripts/setup_cell.py writes from its template, out
+    code cell is exactly what booktools.setup_cell writes from its template, out
     of the reader's way (removed from the site, folded in JupyterLab, a title on
     Colab); and the code of each solution is folded in JupyterLab."""
     cells = code_cells(notebook)

@@ -33,13 +33,10 @@ import statistics
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "browser"))
-sys.path.insert(0, str(ROOT / "benchmarks"))
-
-from bench_lighthouse import serve  # noqa: E402
-from conftest import CHROMIUM, CHROMIUM_ARGS, explorer_pages  # noqa: E402
-from explorers import EXPLORER, controls, kind, options  # noqa: E402
+from booktools.book import ROOT, explorer_pages
+from booktools.chromium import launch
+from booktools.explorers import EXPLORER, controls, kind, options
+from booktools.server import serve
 
 REPEATS = int(os.environ.get("FIRST_TAP_REPEATS", "3"))
 LATER_ROUNDS = 2
@@ -184,13 +181,10 @@ def measure(site: Path, pages: list[str], phone: bool) -> dict[str, dict]:
     every: (bytes the later changes added, bytes in all)}}."""
     from playwright.sync_api import sync_playwright
 
-    server, url = serve(site)
     results = {}
-    try:
+    with serve(site, gzip=True) as url:
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(
-                executable_path=CHROMIUM, args=CHROMIUM_ARGS
-            )
+            browser = launch(playwright)
             for path in pages:
                 found = {
                     "first": {},
@@ -221,8 +215,6 @@ def measure(site: Path, pages: list[str], phone: bool) -> dict[str, dict]:
                 results[path] = found
                 print(f"{path}: {found}", file=sys.stderr, flush=True)
             browser.close()
-    finally:
-        server.shutdown()
     return results
 
 

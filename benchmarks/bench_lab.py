@@ -1,7 +1,7 @@
 """The live explorer's latency in a real browser: JupyterLab in headless
 Chromium, from the reader's action (its first input event) to the first
 frame painted after the new picture is in the page, for each kind of change
-(tests/browser/lab_driver.py, WATCH_JS). The explorer is the playground
+(booktools.lab, WATCH_JS). The explorer is the playground
 chapter's, in a notebook of its own (``import mha`` and the chapter's call),
 computing in the page as on the site."""
 
@@ -12,12 +12,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "browser"))
-
-from conftest import CHROMIUM, CHROMIUM_ARGS, fullest_explorer_page  # noqa: E402
-from explorers import explorer_call, options, pick, type_sentence  # noqa: E402
-from lab_driver import LiveExplorer, jupyterlab, open_notebook, run_all  # noqa: E402
+from booktools.book import ROOT, fullest_explorer_page
+from booktools.chromium import launch
+from booktools.explorers import explorer_call, options, pick, type_sentence
+from booktools.lab import LiveExplorer, jupyterlab, open_notebook, run_all
 
 PLAYGROUND = ROOT / fullest_explorer_page().replace(".html", ".ipynb")
 READER_PAUSE = 1.0  # seconds a reader looks at a new picture before the next change
@@ -54,9 +52,7 @@ def latencies(rounds: int = 5, pause: float = READER_PAUSE) -> dict[str, list[fl
     with tempfile.TemporaryDirectory() as tmp:
         path = notebook(Path(tmp))
         with jupyterlab([path]) as (base, token), sync_playwright() as playwright:
-            browser = playwright.chromium.launch(
-                executable_path=CHROMIUM, args=CHROMIUM_ARGS
-            )
+            browser = launch(playwright)
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             open_notebook(page, base, token, path.name)
             run_all(page)

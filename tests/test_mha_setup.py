@@ -6,7 +6,6 @@ switches on Colab's widget manager."""
 from __future__ import annotations
 
 import importlib.metadata as metadata
-import json
 import os
 import re
 import subprocess
@@ -18,18 +17,12 @@ from pathlib import Path
 import ipywidgets
 import nbformat
 import pytest
-from jupyter_client.kernelspec import KernelSpecManager
-from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 
 import mha
 import mha_setup
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
-import setup_cell  # noqa: E402
-
-sys.path.remove(str(ROOT / "scripts"))
+from booktools import setup_cell
+from booktools.book import ROOT
 
 
 @pytest.fixture
@@ -69,18 +62,36 @@ def pip(monkeypatch) -> Pip:
 
 
 def test_every_requirement_of_mha_has_the_form_the_set_up_reads():
-    requirements = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
-        "dependencies"
-    ]
-    assert requirements
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    extras = project["optional-dependencies"]
+    assert set(extras) == {mha_setup.EXTRA}, "the set-up installs this extra"
+    requirements = project["dependencies"] + extras[mha_setup.EXTRA]
     for requirement in requirements:
         assert mha_setup.REQUIREMENT.fullmatch(requirement), requirement
+    # As the installed package states them: the extra's with their marker.
+    for requirement in metadata.requires("mha"):
+        found = mha_setup.REQUIREMENT.fullmatch(requirement)
+        assert found, requirement
+        assert found.group(3) in (None, mha_setup.EXTRA), requirement
 
 
-def test_mha_says_the_version_it_is_installed_as():
-    """(Else the set-up would take every session for one that runs an old mha.)"""
+def test_the_layer_needs_no_figure_or_widget_package():
+    """`pip install mha` brings the layer's needs; the figures' and the
+    explorers' are the extra the set-up installs (and asks for: below)."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    assert mha.__version__ == project["version"] == metadata.version("mha")
+    names = {
+        mha_setup.REQUIREMENT.fullmatch(r).group(1) for r in project["dependencies"]
+    }
+    assert names == {"torch", "numpy"}
+    extra = {
+        mha_setup.REQUIREMENT.fullmatch(r).group(1)
+        for r in project["optional-dependencies"][mha_setup.EXTRA]
+    }
+    assert {"matplotlib", "pillow", "ipywidgets"} <= extra
+
+
+def test_this_session_runs_the_mha_that_is_installed():
+    """(Else the set-up would take every session for one that runs an old mha.)"""
     assert mha_setup.changed_since_loaded() == []
 
 
@@ -182,31 +193,11 @@ def test_on_colab_it_switches_on_the_widget_manager(monkeypatch):
 # -- In a real kernel, as a reader sees it ---------------------------------------------
 
 
-def test_in_a_kernel_that_loaded_ipywidgets_7_every_run_gives_one_line(tmp_path):
+def test_in_a_kernel_that_loaded_ipywidgets_7_every_run_gives_one_line(make_kernel):
     """Colab's case: ipywidgets 7 loaded, 8 installed since. The set-up cell, run
     twice, shows one line saying what to do each time (Jupyter's error output
     holds that line alone: no traceback)."""
-    kernel_dir = tmp_path / "kernels" / "here"
-    kernel_dir.mkdir(parents=True)
-    (kernel_dir / "kernel.json").write_text(
-        json.dumps(
-            {
-                "argv": [
-                    sys.executable,
-                    "-m",
-                    "ipykernel_launcher",
-                    "-f",
-                    "{connection_file}",
-                ],
-                "display_name": "this environment",
-                "language": "python",
-            }
-        )
-    )
-    kernel = KernelManager(
-        kernel_name="here",
-        kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernel_dir.parent)]),
-    )
+    kernel = make_kernel()
     address = "https://github.com/someone/the-book"
     cell = setup_cell.render_for(address)
     notebook = nbformat.v4.new_notebook(

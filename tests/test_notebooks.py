@@ -5,19 +5,14 @@ from __future__ import annotations
 import ast
 import json
 import re
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
-import setup_cell  # noqa: E402
-import wordcount  # noqa: E402
-from toc import notebooks as chapters  # noqa: E402
+from booktools import setup_cell
+from booktools.book import ROOT, TOC, notebooks as chapters, parts
 
-sys.path.remove(str(ROOT / "scripts"))
 SETUP_CELL = setup_cell.render()
 
 
@@ -36,7 +31,7 @@ def test_there_are_chapters():
 
 def test_first_cell_is_the_setup_cell_and_solutions_are_folded(notebook):
     """Opened anywhere (Colab, Binder, a download), a chapter sets itself up: its first
-    code cell is exactly what scripts/setup_cell.py writes from its template, out
+    code cell is exactly what booktools.setup_cell writes from its template, out
     of the reader's way (removed from the site, folded in JupyterLab, a title on
     Colab); and the code of each solution is folded in JupyterLab."""
     cells = code_cells(notebook)
@@ -270,10 +265,10 @@ def _prose(markdown: str) -> str:
     )
 
 
-def part_1_length(toc: Path = ROOT / "_toc.yml") -> tuple[int, int]:
+def part_1_length(toc: Path = TOC) -> tuple[int, int]:
     """Words of markdown and lines of visible code in the chapters of Part 1."""
     words = lines = 0
-    for page in wordcount.parts(toc)["The core path"]:
+    for page in parts(toc)["The core path"]:
         cells = json.loads((ROOT / f"{page}.ipynb").read_text())["cells"]
         for cell in cells:
             source = "".join(cell["source"])

@@ -4,7 +4,6 @@ test_distribution.py loads them all together.)"""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -13,16 +12,14 @@ from docutils import nodes
 from docutils.core import publish_doctree
 from PIL import Image
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "_ext"))
-import book_code  # noqa: E402
-import book_descriptions  # noqa: E402
-import book_images  # noqa: E402
-import book_layout  # noqa: E402
+from booktools.book import ROOT, load_extension
 
-import book  # noqa: E402
-
-sys.path.remove(str(ROOT / "_ext"))
+book = load_extension("book")
+book_code = load_extension("book_code")
+citation_roles = load_extension("citation_roles")
+book_descriptions = load_extension("book_descriptions")
+book_images = load_extension("book_images")
+book_layout = load_extension("book_layout")
 
 
 def test_the_book_extension_loads_every_module_of_the_folder():
@@ -40,7 +37,7 @@ def test_an_image_is_shown_at_its_given_size_or_its_file_s(tmp_path):
     given = nodes.image(uri="a.png", width="720px", height="460px")
     assert book_images.shown_size(given, tmp_path) == (720, 460)
     assert book_images.shown_size(nodes.image(uri="a.png"), tmp_path) == (30, 20)
-    assert book_images.shown_size(nodes.image(uri="b.svg"), tmp_path) == (300, 150)
+    assert book_images.shown_size(nodes.image(uri="b.svg"), tmp_path) is None  # no size
     assert book_images.shown_size(nodes.image(uri="c.svg"), tmp_path) == (40, 10)
     assert book_images.shown_size(nodes.image(uri="missing.png"), tmp_path) is None
     assert book_images.shown_size(nodes.image(uri="https://x/y.png"), tmp_path) is None
@@ -105,3 +102,26 @@ def test_scripts_load_deferred_but_the_options_script(attributes, deferred):
     assert book_layout.without_script(tag, "_static/scripts/fontawesome.js") == (
         '<link rel="stylesheet">'
     )
+
+
+def test_bibliography_entries_are_list_items():
+    """docutils' HTML writer with the extension's citation visitor (bound to
+    the writer as Sphinx binds a node's handlers): a list of list items."""
+    from types import MethodType
+
+    from docutils.core import publish_parts
+    from docutils.writers import html5_polyglot
+
+    class Translator(html5_polyglot.HTMLTranslator):
+        def __init__(self, document):
+            super().__init__(document)
+            self.visit_citation = MethodType(citation_roles.visit_citation, self)
+            self.depart_citation = MethodType(citation_roles.depart_citation, self)
+
+    writer = html5_polyglot.Writer()
+    writer.translator_class = Translator
+    source = "See [Ab]_ and [Cd]_.\n\n.. [Ab] A book.\n.. [Cd] Another book.\n"
+    body = publish_parts(source, writer=writer)["body"]
+    assert body.count('<div role="list"') == 1
+    assert body.count('role="listitem"') == 2 and "doc-biblioentry" not in body
+    assert body.count('class="citation"') == 2

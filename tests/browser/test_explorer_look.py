@@ -7,9 +7,10 @@ choice shows the panel of its option."""
 from __future__ import annotations
 
 import pytest
-from conftest import PAGES, fullest_explorer_page
-from explorers import EXPLORER, options, pick, wait_until_drawn
-from test_pages import DESKTOP, PHONE, resize, settle
+
+from booktools.book import PAGES, fullest_explorer_page
+from booktools.explorers import EXPLORER, options, pick, wait_until_drawn
+from booktools.pages import DESKTOP, PHONE, resize, settle
 
 pytestmark = pytest.mark.browser
 

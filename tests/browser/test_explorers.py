@@ -8,8 +8,9 @@ but the site's own explorer.js and explorer.css."""
 from __future__ import annotations
 
 import pytest
-from conftest import ROOT, fullest_explorer_page
-from explorers import (
+
+from booktools.book import ROOT, fullest_explorer_page
+from booktools.explorers import (
     EXPLORER,
     chapter_explorer,
     check_picture,

@@ -12,13 +12,13 @@ own for each test: JupyterLab restores the tabs a test left open):
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import fullest_explorer_page
-from explorers import (
+
+from booktools.book import ROOT, fullest_explorer_page, notebooks
+from booktools.explorers import (
     chapter_explorer,
     check_picture,
     explorer_call,
@@ -27,7 +27,7 @@ from explorers import (
     shown,
     type_sentence,
 )
-from lab_driver import (
+from booktools.lab import (
     LiveExplorer,
     following_cell,
     jupyterlab,
@@ -37,13 +37,8 @@ from lab_driver import (
     run_all,
 )
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]  # JupyterLab: the longest
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "scripts"))
-import toc  # noqa: E402
-
-sys.path.remove(str(ROOT / "scripts"))
 # The chapter whose explorer has every kind of control.
 PLAYGROUND = ROOT / fullest_explorer_page().replace(".html", ".ipynb")
 
@@ -55,7 +50,7 @@ RAW = (":label:", ":class:", "```{", "{cite", "{exercise", "{solution", "{note}"
 def chapter_with_solutions_and_citations() -> Path:
     """The first chapter of _toc.yml with an exercise, a solution holding code and
     a citation: every kind of MyST this test checks."""
-    for path in toc.notebooks():
+    for path in notebooks():
         text = path.read_text()
         if all(s in text for s in ("{exercise}", "{solution-start}", "{cite:p}")):
             return path

@@ -19,7 +19,6 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-import mha
 import mha_setup
 from booktools import setup_cell
 from booktools.book import ROOT

@@ -4,7 +4,6 @@ test_distribution.py loads them all together.)"""
 
 from __future__ import annotations
 
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest

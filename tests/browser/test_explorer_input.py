@@ -7,8 +7,15 @@ the model's words builds one."""
 from __future__ import annotations
 
 import pytest
-from conftest import fullest_explorer_page
-from explorers import EXPLORER, control, shown, type_sentence, wait_until_drawn
+
+from booktools.book import fullest_explorer_page
+from booktools.explorers import (
+    EXPLORER,
+    control,
+    shown,
+    type_sentence,
+    wait_until_drawn,
+)
 
 pytestmark = pytest.mark.browser
 

@@ -18,7 +18,10 @@ import random
 
 import pytest
 import torch
-from explorers import (
+from torch import nn
+
+import mha
+from booktools.explorers import (
     EXPLORER,
     check_picture,
     data,
@@ -30,9 +33,6 @@ from explorers import (
     value_of,
     wait_until_drawn,
 )
-from torch import nn
-
-import mha
 from mha.explorer.models import MASKS
 from mha.training import AGREEMENT, NEIGHBOURS, PREVIOUS_WORD
 

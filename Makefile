@@ -6,22 +6,20 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 export PATH := $(abspath $(BIN)):$(PATH)
-# The book and its validation show the static explorers (precomputed frames
-# that work without a kernel) and draw off-screen; `make lab` sets neither:
-# live explorers and Jupyter's own figure display.
-STATIC := MHA_EXPLORER=static MPLBACKEND=Agg
+# The book and its validation draw figures off-screen; `make lab` does not:
+# Jupyter's own figure display.
+STATIC := MPLBACKEND=Agg
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
-
-# The chapters, in the order of _toc.yml (read by scripts/toc.py, the one place).
-NOTEBOOKS = $(shell $(BIN)/python scripts/toc.py notebooks)
-# `make test` runs the notebooks and the unit tests on PyTorch's baseline CPU
-# kernels and MKL's compatible mode, not this processor's own (AVX-512, AVX2,
-# ...): every CI run is then also a run on "another machine". Outputs are
-# stored (`make execute`) with the native kernels.
-OTHER_MACHINE := ATEN_CPU_CAPABILITY=default MKL_CBWR=COMPATIBLE
-CHROMIUM  ?= /usr/bin/chromium
+# The tooling (tools/booktools) runs the stages of `make test`: each command,
+# the notebooks' list (_toc.yml) and the settings of "another machine" are
+# defined there once, for this file and the benchmarks alike.
+BOOKTOOLS := $(BIN)/python -m booktools
+NOTEBOOKS = $(shell $(BOOKTOOLS) notebooks)
+export CHROMIUM ?= /usr/bin/chromium
 HOST      ?= 127.0.0.1
 PORT      ?= 8000
+# Options passed on to JupyterLab: make lab LAB_OPTIONS="--port=9999 --no-browser"
+LAB_OPTIONS ?=
 
 .PHONY: help book test lint unit nbval browser screenshots execute lab serve bench lock weights clean setup-cell
 
@@ -42,7 +40,7 @@ help:
 # its usual indexes (and says so). `make TORCH_INDEX=` switches the index off.
 TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 
-$(STAMP): requirements.txt constraints.txt pyproject.toml
+$(STAMP): requirements.txt constraints.txt pyproject.toml tools/pyproject.toml
 	@$(PYTHON) -c "import sys; sys.exit(sys.version_info < (3, 11, 5))" || { \
 	  echo "The set-up needs Python 3.11.5 or newer; $(PYTHON) is $$($(PYTHON) -V 2>&1)." \
 	       "Name another: make PYTHON=python3.12 ..."; exit 1; }
@@ -54,37 +52,31 @@ $(STAMP): requirements.txt constraints.txt pyproject.toml
 	  then index="--extra-index-url $(TORCH_INDEX)"; \
 	  else echo "$(TORCH_INDEX) cannot be reached: torch comes from pip's usual indexes" \
 	            "(on PyPI that is the CUDA build)"; fi; fi; \
-	echo "$(BIN)/python -m pip install --quiet $$index -r requirements.txt"; \
-	$(BIN)/python -m pip install --quiet $$index -r requirements.txt
+	echo "Installing into $(VENV) (a few minutes; about 1.5 GB): $$(sed -n 's/^\([A-Za-z][A-Za-z0-9_.-]*\)==.*/\1/p' requirements.txt | tr '\n' ' ')" \
+	     "with every package they need (constraints.txt), mha from src/ and the tooling from tools/"; \
+	echo "$(BIN)/python -m pip install $$index -r requirements.txt"; \
+	{ $(BIN)/python -m pip install --progress-bar off $$index -r requirements.txt; \
+	  echo $$? > $(VENV)/.pip-status; } | grep --line-buffered -E '^(Collecting|Successfully installed)'; \
+	exit $$(cat $(VENV)/.pip-status)
 	touch $@
 
 # The site, from the outputs stored in the chapters (it executes nothing: they
 # are refreshed by `make execute` and proven current by nbval). Every page is
 # rebuilt each time (about 20 s), so a change to the CSS, the assets, the
 # configuration or the package's docstrings always reaches the site.
-book: $(STAMP)
-	rm -rf _build/html  # no page of an earlier build left behind
-	$(STATIC) $(BIN)/jupyter-book build . -W -n --keep-going --all
-
-lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks book scripts _ext
-	$(BIN)/ruff format --check src tests benchmarks scripts _ext book
-
-unit: $(STAMP)
-	$(KERNELS) $(BIN)/python -m pytest -q -p no:nbval -p no:cacheprovider -n 2 -m "not browser"
-
-# Every chapter re-executed, each output compared with the stored one; two
-# workers (one per core), each chapter's cells in order on one of them.
-nbval: $(STAMP)
-	$(KERNELS) $(STATIC) $(BIN)/python -m pytest -q -p no:cacheprovider -n 2 --dist loadfile \
-	  --nbval --nbval-current-env \
-	  --nbval-sanitize-with tests/nbval_sanitize.cfg $(NOTEBOOKS)
+# The stages of `make test`, each on its own (booktools.stages holds their
+# commands): lint (ruff), the unit tests, nbval (every chapter re-executed,
+# each output compared with the stored one, two workers), the site (strict,
+# every page rebuilt, no page of an earlier build left behind), the browser
+# tests (two workers). `make unit OTHER_MACHINE=1` runs one as `make test` does.
+lint unit nbval book browser: $(STAMP)
+	$(BOOKTOOLS) run $@ $(if $(OTHER_MACHINE),--other-machine)
 
 # Write the set-up cell (scripts/setup_cell_template.py, with the repository's
 # address from _config.yml) into the first code cell of every chapter: after
 # changing either, or adding a chapter. It executes nothing.
 setup-cell: $(STAMP)
-	$(BIN)/python scripts/setup_cell.py
+	$(BIN)/python -m booktools.setup_cell
 
 # Re-execute every chapter in place and store its outputs (do this after
 # changing src/mha, then commit the notebooks). The book's pages show no
@@ -98,22 +90,22 @@ execute: $(STAMP)
 	  --ClearMetadataPreprocessor.enabled=True --ClearMetadataPreprocessor.clear_cell_metadata=False \
 	  --ClearMetadataPreprocessor.preserve_nb_metadata_mask=$(KEEP_METADATA) $(NOTEBOOKS)
 
-browser: $(STAMP)
-	@test -x $(CHROMIUM) || { echo "$(CHROMIUM) not found: install Debian's chromium (apt-get install chromium), or set CHROMIUM=/path/to/chromium"; exit 1; }
-	CHROMIUM=$(CHROMIUM) $(BIN)/python -m pytest -q -p no:cacheprovider -n 2 -m browser
-
 # Every page at phone and desktop width, light and dark, into
 # _build/screenshots/all/ for a person to look at (not part of `make test`).
 screenshots: $(STAMP)
-	CHROMIUM=$(CHROMIUM) $(BIN)/python benchmarks/screenshots.py
+	$(BIN)/python benchmarks/screenshots.py
 
-# Cheapest first, so a mistake fails fast. The unit tests and the notebooks run
-# on another machine's kernel paths (see OTHER_MACHINE).
-test: KERNELS = $(OTHER_MACHINE)
-test: lint unit nbval book browser
+# Every stage, cheapest first, so a mistake fails fast; each stage's time is
+# printed at the end. The unit tests and the notebooks run on PyTorch's
+# baseline CPU kernels and MKL's compatible mode, not this processor's own
+# (AVX-512, AVX2, ...): every CI run is then also a run on "another machine".
+# Outputs are stored (`make execute`) with the native kernels.
+test: $(STAMP)
+	$(BOOKTOOLS) test
 
+# As root (a container), JupyterLab wants --allow-root.
 lab: $(STAMP)
-	$(BIN)/jupyter lab book/
+	$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_OPTIONS) book/
 
 serve:
 	@test -f _build/html/index.html || $(MAKE) book

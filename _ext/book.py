@@ -9,7 +9,6 @@ docstring says what it does and why):
 - ``book_code``: long inline code breaks after its dots;
 - ``book_math``: formulas written out as MathML when the book is built;
 - ``book_fonts``: the web fonts cut down to the book's characters;
-- ``book_explorers``: the attention explorers as plain HTML, frames as files;
 - ``citation_roles``: the bibliography as a list to assistive technology;
 - ``repository_buttons``: the repository and launch buttons, when the book
   has an address.
@@ -28,7 +27,6 @@ EXTENSIONS = (
     "book_code",
     "book_math",
     "book_fonts",
-    "book_explorers",
     "citation_roles",
     "repository_buttons",
 )

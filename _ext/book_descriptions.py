@@ -11,6 +11,7 @@ page, the index) get the book's own description, its root page's.
 from __future__ import annotations
 
 import html
+import textwrap
 
 from docutils import nodes
 
@@ -84,7 +85,9 @@ def _ancestors(node):
 
 
 def shorten(text: str, limit: int = DESCRIPTION_LENGTH) -> str:
-    if len(text) <= limit:
-        return text
-    cut = text[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:—–- ")
-    return cut + "…"
+    """``text`` on one line, cut at a word to at most ``limit`` characters
+    with "…" (``textwrap.shorten``), without a comma or dash before the "…"."""
+    short = textwrap.shorten(text, limit, placeholder="…")
+    if short.endswith("…"):
+        short = short[:-1].rstrip(",;:—–- ") + "…"
+    return short

@@ -5,7 +5,7 @@ numbers its exercises 1, 2, ...; the site numbers them after their chapter,
 4.1, 4.2, ..., as the text cites them. An exercise of the book gives its
 number as ``:enumerator: 4.1``, which jupyterlab-myst shows; here the
 ``exercise`` directive accepts that option too and leaves the numbering to
-the site (``scripts/lab_markup.py`` writes the numbers, a test of the
+the site (``booktools.lab_markup`` writes the numbers, a test of the
 chapters checks them).
 """
 

@@ -9,16 +9,11 @@ formula appears with the text around it, the page no longer loads MathJax
 finished. The TeX source stays in the page as the MathML annotation, so
 copying a formula still gives TeX. The conversion is latex2mathml's; a
 formula it cannot convert fails the build (the build runs with -W).
-
-If the book is switched back to MathJax (``html_math_renderer: mathjax``),
-pages that load it ask for MathJax and its three most used fonts at once
-(``<link rel="preload">``), so formulas are typeset sooner.
 """
 
 from __future__ import annotations
 
 import html
-import re
 
 from docutils import nodes
 from sphinx.locale import _
@@ -30,7 +25,6 @@ logger = logging.getLogger(__name__)
 
 def setup(app):
     app.add_html_math_renderer("mathml", (visit_math, None), (visit_displaymath, None))
-    app.connect("html-page-context", preload_mathjax)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
 
 
@@ -76,28 +70,3 @@ def visit_displaymath(self, node: nodes.math_block) -> None:
         self.body.append(mathml(part, True, node))
     self.body.append("</div>\n")
     raise nodes.SkipNode
-
-
-MATHJAX_FONTS = ("MathJax_Zero", "MathJax_Main-Regular", "MathJax_Math-Italic")
-
-
-def preload_mathjax(app, pagename, templatename, context, doctree) -> None:
-    """``html-page-context``: <link rel="preload"> tags for MathJax and its
-    fonts, if the page loads it."""
-    path = str(getattr(app.config, "mathjax_path", "") or "")
-    scripts = context.get("script_files")
-    if not path or "://" in path or not isinstance(scripts, list):
-        return
-    mathjax = next((js for js in scripts if str(js.filename).endswith(path)), None)
-    if mathjax is None:
-        return
-    src = re.search(r'\ssrc="([^"]+)"', context["js_tag"](mathjax)).group(1)
-    fonts = path.rsplit("/", 1)[0] + "/output/chtml/fonts/woff-v2"
-    links = [f'<link rel="preload" as="script" href="{src}" />'] + [
-        f'<link rel="preload" as="font" type="font/woff" crossorigin="anonymous" '
-        f'href="{context["pathto"](f"_static/{fonts}/{name}.woff", 1)}" />'
-        for name in MATHJAX_FONTS
-    ]
-    context["metatags"] = (context.get("metatags") or "") + "".join(
-        f"\n    {link}" for link in links
-    )

@@ -5,26 +5,32 @@ docutils writes a bibliography (book/references.md) as ``<div role="list">``
 holding one ``<div role="doc-biblioentry">`` per work. ARIA wants a list's
 children to be list items, and DPUB-ARIA has deprecated ``doc-biblioentry``,
 so screen readers may not announce the entries as a list (axe-core reports it
-as critical). This gives each entry ``role="listitem"``; nothing else changes.
+as critical). Here the HTML writer's own ``visit_citation`` writes each entry
+with ``role="listitem"`` (a node's HTML visitor, registered with
+``app.add_node(..., override=True)``); nothing else changes.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-DEPRECATED = 'role="doc-biblioentry"'
-LIST_ITEM = 'role="listitem"'
+from docutils import nodes
+
+LIST_ITEM = "listitem"
 
 
-def entries_as_list_items(
-    app: Any, pagename: str, templatename: str, context: dict, doctree: Any
-) -> None:
-    """``html-page-context``: rewrite the entries' role in the page's body."""
-    body = context.get("body")
-    if isinstance(body, str) and DEPRECATED in body:
-        context["body"] = body.replace(DEPRECATED, LIST_ITEM)
+def visit_citation(self, node: nodes.citation) -> None:
+    """The writer's ``visit_citation`` (docutils' HTML5 writer), with the entry's
+    role a list item instead of ``doc-biblioentry``."""
+    if not isinstance(node.previous_sibling(), type(node)):
+        self.body.append('<div role="list" class="citation-list">\n')
+    self.body.append(self.starttag(node, "div", classes=[node.tagname], role=LIST_ITEM))
+
+
+def depart_citation(self, node: nodes.citation) -> None:
+    type(self).depart_citation(self, node)
 
 
 def setup(app: Any) -> dict:
-    app.connect("html-page-context", entries_as_list_items)
+    app.add_node(nodes.citation, override=True, html=(visit_citation, depart_citation))
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -15,21 +15,17 @@ input; what a reader's taps cost is benchmarks/bench_first_tap.py's.)
 
 from __future__ import annotations
 
-import gzip
-import http.server
 import json
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "browser"))
-
-from conftest import CHROMIUM, CHROMIUM_ARGS, toc_pages  # noqa: E402
+from booktools.book import SITE, html_pages
+from booktools.chromium import CHROMIUM, CHROMIUM_ARGS
+from booktools.server import serve
 
 LIGHTHOUSE = os.environ.get("LIGHTHOUSE", "lighthouse@12")
 RUNS = int(os.environ.get("LIGHTHOUSE_RUNS", "3"))
@@ -42,67 +38,6 @@ METRICS = {  # audit id -> short name
     "cumulative-layout-shift": "CLS",
     "speed-index": "SI",
 }
-COMPRESSED = {
-    ".html",
-    ".js",
-    ".css",
-    ".json",
-    ".svg",
-    ".txt",
-    ".woff",
-    ".ttf",
-    ".map",
-    ".inv",
-}
-
-
-class GzipHandler(http.server.SimpleHTTPRequestHandler):
-    """Static files, gzipped (level 6, as most web servers do) when asked for."""
-
-    def log_message(self, *args):
-        pass
-
-    def send_head(self):
-        path = Path(self.translate_path(self.path))
-        if path.is_dir():
-            path = path / "index.html"
-        wants_gzip = "gzip" in self.headers.get("Accept-Encoding", "")
-        if not (wants_gzip and path.suffix in COMPRESSED and path.is_file()):
-            return super().send_head()
-        body = gzip.compress(path.read_bytes(), compresslevel=6)
-        self.send_response(200)
-        self.send_header("Content-Type", self.guess_type(str(path)))
-        self.send_header("Content-Encoding", "gzip")
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("Cache-Control", "max-age=600")  # what GitHub Pages sends
-        self.end_headers()
-        return _Body(body)
-
-
-class _Body:
-    """A file-like object over bytes, for SimpleHTTPRequestHandler.copyfile."""
-
-    def __init__(self, data: bytes):
-        self.data = data
-
-    def read(self, size: int = -1) -> bytes:
-        data, self.data = (
-            (self.data, b"") if size < 0 else (self.data[:size], self.data[size:])
-        )
-        return data
-
-    def close(self) -> None:
-        pass
-
-
-def serve(site: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
-    import functools
-
-    server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(GzipHandler, directory=str(site))
-    )
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}/"
 
 
 def lighthouse(url: str, desktop: bool, out: Path) -> dict:
@@ -147,9 +82,8 @@ def measure(
     site: Path, pages: list[str], desktop: bool = False, runs: int = RUNS
 ) -> dict[str, dict]:
     """{page: the median run (by performance score) of `runs` Lighthouse runs}."""
-    server, url = serve(site)
     results = {}
-    try:
+    with serve(site, gzip=True) as url:
         with tempfile.TemporaryDirectory() as tmp:
             for page in pages:
                 done = [
@@ -168,8 +102,6 @@ def measure(
                     file=sys.stderr,
                     flush=True,
                 )
-    finally:
-        server.shutdown()
     return results
 
 
@@ -192,9 +124,9 @@ def table(results: dict[str, dict]) -> str:
 
 
 def main(args: list[str]) -> None:
-    site = Path(os.environ.get("BOOK_SITE", ROOT / "_build" / "html"))
+    site = SITE
     desktop = "--desktop" in args
-    pages = [a for a in args if not a.startswith("--")] or toc_pages()
+    pages = [a for a in args if not a.startswith("--")] or html_pages()
     results = measure(site, pages, desktop, DESKTOP_RUNS if desktop else RUNS)
     print(table(results))
     for page, r in results.items():

@@ -7,371 +7,99 @@
 
 Each figure is a median of several runs; each comparison is a ratio of two
 measurements taken side by side in the same run. Nothing here is a test: the
-targets are reported as met or missed, with the numbers.
+targets are reported as met or missed, with the numbers. The measuring is in
+the bench_*.py modules, the report's prose in report.py; this file runs one,
+then the other, section by section.
 """
 
 from __future__ import annotations
 
-import os
-import platform
-import re
-import shutil
-import subprocess
 import sys
-import time
-from datetime import date
-from pathlib import Path
 
-import torch
+import bench_attention
+import bench_browser
+import bench_first_tap
+import bench_import
+import bench_lab
+import bench_lighthouse
+import bench_loop
+import bench_peer
+import bench_site
+import report
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks"))
-sys.path.insert(0, str(ROOT / "scripts"))
-
-import bench_attention  # noqa: E402
-import bench_browser  # noqa: E402
-import bench_first_tap  # noqa: E402
-import bench_lab  # noqa: E402
-import bench_lighthouse  # noqa: E402
-import toc  # noqa: E402
-
-PYTHON = sys.executable
-ENV = {**os.environ, "MHA_EXPLORER": "static", "MPLBACKEND": "Agg"}
+from booktools import book, stages
 
 
-def _run(command: list[str], **kwargs) -> float:
-    """Wall time of a command, which must succeed."""
-    start = time.perf_counter()
-    subprocess.run(
-        command,
-        cwd=ROOT,
-        env=ENV,
-        check=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        **kwargs,
-    )
-    return time.perf_counter() - start
+def _site():
+    """The built site (built first if it is not)."""
+    if not (book.SITE / "index.html").exists():
+        stages.run("book", quiet=True)
+    return book.SITE
 
 
-def _cpu_ticks() -> tuple[int, int] | None:
-    """(busy, total) jiffies of all cores since boot, from /proc/stat (Linux only)."""
-    try:
-        fields = [
-            int(x) for x in Path("/proc/stat").read_text().split("\n")[0].split()[1:]
-        ]
-    except OSError:
-        return None
-    idle = fields[3] + fields[4]  # idle + iowait
-    return sum(fields) - idle, sum(fields)
+def attention() -> str:
+    return report.attention(bench_attention.table())
 
 
-def _run_busy(command: list[str]) -> tuple[float, float | None]:
-    """Wall time of a command and the share of the machine's CPU time that was
-    busy meanwhile (every process counted, the browser's too)."""
-    before = _cpu_ticks()
-    wall = _run(command)
-    after = _cpu_ticks()
-    if before is None or after is None or after[1] == before[1]:
-        return wall, None
-    return wall, (after[0] - before[0]) / (after[1] - before[1])
+def peer() -> str:
+    return report.peer(*bench_peer.table())
 
 
-def notebooks() -> list[str]:
-    return [str(path.relative_to(ROOT)) for path in toc.notebooks()]
+def import_cost() -> str:
+    return report.import_cost(*bench_import.table(bench_import.measure()))
 
 
-def section_attention() -> str:
-    text = bench_attention.table()
-    return (
-        "## Forward pass: `mha.MultiHeadAttention` vs PyTorch\n\n"
-        f"Batch {bench_attention.BATCH}, d_model {bench_attention.D_MODEL}, "
-        f"{bench_attention.N_HEADS} heads, self-attention, CPU, float32, eval mode, "
-        "`torch.inference_mode()`; times are medians of interleaved runs (the order "
-        "rotating every round, `mha.cost.time_interleaved`), ratios those of the medians. "
-        "`nn.MultiheadAttention` "
-        "returns per-head weights (`need_weights=True, average_attn_weights=False`), "
-        "like ours; `sdpa` is `F.scaled_dot_product_attention` with the same projections "
-        "and no weights.\n\n"
-        f"{text}\n\nThe book's layer is plain on purpose (no speed target since the second "
-        "edition): it builds and keeps the scores and the probabilities, which the "
-        "chapter on costs measures.\n"
-    )
-
-
-def section_explorer() -> str:
+def explorer() -> str:
     paced, paced_ok = bench_lab.table(pause=bench_lab.READER_PAUSE)
     rushed, _ = bench_lab.table(pause=0)
-    verdict = "met" if paced_ok else "**missed**"
-    return (
-        "## Live explorer in JupyterLab\n\n"
-        "The chapter whose explorer has every kind of control, run in JupyterLab "
-        "(started as `make lab` starts it) and driven by headless Chromium through "
-        "five rounds of every option of every control. Measured two ways at once "
-        "(`tests/browser/lab_driver.py`): *strict*, from the action's first input "
-        "event (its own time stamp) to the new image decoded and painted: what the "
-        "reader waits for; *loose*, as this benchmark measured before, from a "
-        "listener seeing the last click, change or key to the image's `src` "
-        "changing in the page. The loose measure starts later (after the browser "
-        "has dispatched the event, and for a click at the button press rather than "
-        "the first touch of it) and stops earlier (before the browser has read and "
-        "decoded the new image and painted it): 15 to 35 ms less.\n\n"
-        "A typed sentence is timed from Enter, pressed 0.3 s after the last key "
-        "(while the reader types, the explorer draws the text so far whenever "
-        "they pause).\n\n"
-        f"A reader who looks at each new picture for {bench_lab.READER_PAUSE:.0f} s "
-        "before the next change:\n\n"
-        f"{paced}\n\n"
-        "Back to back (each change the moment the last picture is painted: no "
-        "time for the explorer to draw the next frames ahead):\n\n"
-        f"{rushed}\n\n"
-        f"Target: 90th percentile ≤ 100 ms for every kind, strict, at a reader's "
-        f"pace — {verdict}.\n"
-    )
+    return report.explorer(paced, paced_ok, rushed)
 
 
-FLOOR_CODE = "import torch, matplotlib, mha"
+def validation() -> str:
+    return report.validation(**bench_loop.measure_validation())
 
 
-def _kernel_floor() -> float:
-    """Start a kernel, import what every chapter imports, stop: the least a chapter costs."""
-    from jupyter_client.manager import start_new_kernel
-
-    start = time.perf_counter()
-    manager, client = start_new_kernel(kernel_name="python3")
-    try:
-        client.execute_interactive(FLOOR_CODE, timeout=120)
-    finally:
-        client.stop_channels()
-        manager.shutdown_kernel(now=True)
-    return time.perf_counter() - start
+def build() -> str:
+    return report.test_loop(bench_loop.measure_stages())
 
 
-def section_validation() -> str:
-    books = notebooks()
-    floor = sum(_kernel_floor() for _ in books)  # one kernel start per chapter
-    nbval = _run(
-        [
-            PYTHON,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "-n",
-            "2",
-            "--dist",
-            "loadfile",
-            "--nbval",
-            "--nbval-current-env",
-            "--nbval-sanitize-with",
-            "tests/nbval_sanitize.cfg",
-            *books,
-        ]
-    )
-    ratio = nbval / floor
-    verdict = "met" if ratio <= 1.5 else "**missed**"
-    return (
-        "## Whole-book validation (nbval)\n\n"
-        f"The floor is, for each of the {len(books)} chapters, a kernel start plus "
-        f"`{FLOOR_CODE}`, one after the other, measured in this run.\n\n"
-        "| nbval, 2 workers | floor | ratio |\n|---:|---:|---:|\n"
-        f"| {nbval:.1f} s | {floor:.1f} s | {ratio:.2f} |\n\n"
-        f"Target: ≤ 1.5 × the floor — {verdict}.\n"
-    )
+def site() -> str:
+    return report.site(bench_site.measure(_site()))
 
 
-STAGES = ("lint", "unit", "nbval", "book", "browser")  # what `make test` runs, in order
-OTHER_MACHINE = (
-    "KERNELS=ATEN_CPU_CAPABILITY=default MKL_CBWR=COMPATIBLE"  # as `make test`
-)
-
-
-def section_build() -> str:
-    shutil.rmtree(ROOT / "_build", ignore_errors=True)
-    stages = {stage: _run_busy(["make", stage, OTHER_MACHINE]) for stage in STAGES}
-    total = sum(wall for wall, _ in stages.values())
-    verdict = "met" if total <= 180 else "**missed**"
-    rows = "\n".join(
-        f"| `make {stage}` | {wall:.1f} s | {wall / total:.0%} | "
-        f"{'–' if busy is None else f'{busy:.0%}'} |"
-        for stage, (wall, busy) in stages.items()
-    )
-    return (
-        "## The test loop\n\n"
-        "`make test` from a clean `_build/`, after set-up, stage by stage (it runs "
-        "exactly these targets, in this order, the unit tests and the notebooks on "
-        "another machine's kernel paths as `make test` does):\n\n"
-        "| stage | wall time | share | CPU busy (both cores) |\n|---|---:|---:|---:|\n"
-        f"{rows}\n| **`make test`** | **{total:.1f} s** | | |\n\n"
-        f"Target: `make test` ≤ 3 minutes on 2 cores — {verdict}.\n"
-    )
-
-
-def section_site() -> str:
-    site = ROOT / "_build" / "html"
-    if not (site / "index.html").exists():
-        _run(["make", "book"])
-    vendored = {site / "_static" / "mathjax", site / "_static" / "fonts"}
-    total = sum(f.stat().st_size for f in site.rglob("*") if f.is_file())
-    vendor_size = sum(
-        f.stat().st_size for d in vendored for f in d.rglob("*") if f.is_file()
-    )
-    frames = site / "_images" / "explorer"
-    frame_bytes = sum(f.stat().st_size for f in frames.glob("*"))
-    rows = []
-    for notebook in ["book/intro.ipynb", *notebooks(), "book/api.ipynb"]:
-        page = site / notebook.replace(".ipynb", ".html")
-        if not page.exists():
-            continue
-        text = page.read_text()
-        images = {
-            m
-            for m in re.findall(r'<img[^>]+src="([^"]+)"', text)
-            if not m.startswith("data:")
-        }
-        image_bytes = sum(
-            (page.parent / m).stat().st_size
-            for m in images
-            if (page.parent / m).exists()
-        )
-        weight = page.stat().st_size + image_bytes
-        rows.append(
-            f"| {page.relative_to(site)} | {page.stat().st_size / 1e6:.2f} MB "
-            f"| {image_bytes / 1e6:.2f} MB | {weight / 1e6:.2f} MB |"
-        )
-    return (
-        "## The built site\n\n"
-        f"Total {total / 1e6:.1f} MB, of which {vendor_size / 1e6:.1f} MB are the "
-        "vendored MathJax and the math font (MathJax loaded only if the book is "
-        f"switched back to it) and {frame_bytes / 1e6:.2f} MB the explorers' "
-        f"{len(list(frames.glob('*')))} frame images (each fetched only when it is "
-        "about to be shown).\n\n"
-        "Page weight = the HTML + the images it names (an explorer: its first "
-        "frame); scripts, style sheets and fonts excluded.\n\n"
-        "| page | HTML | images | weight |\n|---|---:|---:|---:|\n"
-        + "\n".join(rows)
-        + "\n"
-    )
-
-
-def section_first_tap() -> str:
-    site, pages = ROOT / "_build" / "html", bench_first_tap.explorer_pages()
-    if not (site / "index.html").exists():
-        _run(["make", "book"])
-    phone, phone_ok = bench_first_tap.table(bench_first_tap.measure(site, pages, True))
-    desktop, desktop_ok = bench_first_tap.table(
+def taps() -> str:
+    site, pages = _site(), book.explorer_pages()
+    phone = bench_first_tap.table(bench_first_tap.measure(site, pages, True))
+    desktop = bench_first_tap.table(
         bench_first_tap.measure(site, pages, False), phone=False
     )
-    return (
-        "## The explorers on the site: first tap and later taps\n\n"
-        "`benchmarks/bench_first_tap.py`: every page with an explorer, served "
-        "gzipped; for every control shown at first, a fresh browser loads the page, "
-        "lets it settle, scrolls to the explorer and taps the control once (the "
-        f"median of {bench_first_tap.REPEATS} runs each). Latency, as Interaction "
-        "to Next Paint counts it: from the event that changes the control (the "
-        "click, the key, the control's input event) to the paint of the right "
-        "picture (the new settings' caption, both images loaded); in brackets, "
-        "from the finger's first touch of the screen. Later taps: every control in turn, half a "
-        "second apart. Bytes as sent (gzipped): once the page has loaded (the "
-        "explorer's script has fetched the frames one change away), at the first "
-        "tap (the scroll to the explorer has also brought the chapter's own figures "
-        "near it, which load lazily), and once every frame has been shown.\n\n"
-        "Phone: 390 px touch screen, slow 4G (150 ms round trip, 1.6 Mbit/s down), "
-        "4x slower CPU, by Chromium's emulation:\n\n"
-        f"{phone}\n\n"
-        "Desktop: 1280 px, mouse, no throttling:\n\n"
-        f"{desktop}\n\n"
-        f"{bench_first_tap.BEFORE}\n\n"
-        "Targets: on the phone every first tap within 200 ms and every later one "
-        "within 100 ms, at most 300 KB before the reader's first move and 1 MB for "
-        "a reader who shows every frame — "
-        + ("met" if phone_ok else "**missed**")
-        + "; on the desktop every tap within 50 ms — "
-        + ("met" if desktop_ok else "**missed**")
-        + ".\n"
-    )
+    return report.first_tap(*phone, *desktop)
 
 
-def section_browser() -> str:
-    site = ROOT / "_build" / "html"
-    if not (site / "index.html").exists():
-        _run(["make", "book"])
-    times, axe = bench_browser.page_steps(site)
-    totals = {
-        step: sum(t[step] for t in times.values()) for step in bench_browser.STEPS
-    }
-    totals["axe-core (each layout, light and dark)"] = sum(axe.values())
-    everything = sum(totals.values())
-    slowest = max(times, key=lambda page: sum(times[page].values()))
-    rows = "\n".join(
-        f"| {step} | {t:.1f} s | {t / everything:.0%} |" for step, t in totals.items()
-    )
-    return (
-        "## Where the browser tests spend their time\n\n"
-        f"Each of the {len(times)} pages opened alone in one headless Chromium, timing "
-        "the steps of the per-page test: load (until the network is idle), wait for "
-        "every explorer's frame and every formula, load every image, check "
-        f"that the page fits 1280 and 360 px; then axe-core on the {len(axe) // 2} page "
-        "layouts, in light and dark mode.\n\n"
-        "| step | all pages | share |\n|---|---:|---:|\n"
-        f"{rows}\n| **all** | **{everything:.1f} s** | |\n\n"
-        f"Slowest page: {slowest}, "
-        + ", ".join(f"{step} {t:.1f} s" for step, t in times[slowest].items())
-        + "; "
-        + "axe-core: "
-        + ", ".join(f"{page} {t:.1f} s" for page, t in axe.items())
-        + ".\n"
-    )
+def browser() -> str:
+    return report.browser(*bench_browser.page_steps(_site()))
 
 
-def section_lighthouse() -> str:
-    # $BOOK_SITE: measure another build (e.g. a copy that stays put meanwhile).
-    site = Path(os.environ.get("BOOK_SITE", ROOT / "_build" / "html"))
-    if not (site / "index.html").exists():
-        _run(["make", "book"])
-    pages = bench_lighthouse.toc_pages()
+def lighthouse() -> str:
+    site, pages = _site(), book.html_pages()
     mobile = bench_lighthouse.measure(site, pages, desktop=False)
     desktop = bench_lighthouse.measure(
         site, pages, desktop=True, runs=bench_lighthouse.DESKTOP_RUNS
     )
-    low = [page for page, r in mobile.items() if r["performance"] < 90]
-    others = [
-        page
-        for page, r in mobile.items()
-        if min(r["accessibility"], r["best-practices"]) < 100
-    ]
-    verdict = "met" if not low else f"**missed** on {', '.join(low)}"
-    return (
-        "## Page speed (Lighthouse)\n\n"
-        f"Measured on {date.today()}. "
-        f"Lighthouse {bench_lighthouse.LIGHTHOUSE.split('@')[-1]} on every page of the book, "
-        "served with gzip as GitHub Pages serves it, by headless Chromium on this machine. "
-        "Mobile preset: simulated slow 4G (150 ms round trip, 1.6 Mbit/s) and a 4x slower "
-        f"CPU; the median of {bench_lighthouse.RUNS} runs by performance score, the range "
-        "of the runs in brackets. Times: first contentful paint (FCP), largest contentful "
-        "paint (LCP), total blocking time (TBT), cumulative layout shift (CLS), speed "
-        "index (SI). Lighthouse measures a visit without any input; what the "
-        "explorers' taps cost is in the section on the first tap.\n\n"
-        f"{bench_lighthouse.table(mobile)}\n\n"
-        f"Desktop preset (median of {bench_lighthouse.DESKTOP_RUNS}):\n\n"
-        f"{bench_lighthouse.table(desktop)}\n\n"
-        f"Target: performance ≥ 90 on every page, mobile — {verdict}. Accessibility and "
-        "best practices 100 — "
-        + ("met" if not others else f"**missed** on {others}")
-        + ".\n"
-    )
+    return report.lighthouse(mobile, desktop)
 
 
 SECTIONS = {
-    "attention": section_attention,
-    "explorer": section_explorer,
-    "validation": section_validation,
-    "build": section_build,
-    "site": section_site,
-    "taps": section_first_tap,
-    "browser": section_browser,
-    "lighthouse": section_lighthouse,
+    "import": import_cost,
+    "attention": attention,
+    "peer": peer,
+    "explorer": explorer,
+    "validation": validation,
+    "build": build,
+    "site": site,
+    "taps": taps,
+    "browser": browser,
+    "lighthouse": lighthouse,
 }
 
 
@@ -382,46 +110,19 @@ def main(names: list[str]) -> None:
         raise SystemExit(
             f"unknown sections {sorted(unknown)}; choose from {list(SECTIONS)}"
         )
-    header = (
-        "# Benchmark results\n\n"
-        "Made by `make bench` (or `python benchmarks/run.py <sections>`, which "
-        f"replaces those sections); last run on {date.today()}: {platform.machine()}, "
-        f"{os.cpu_count()} cores, Python {platform.python_version()}, "
-        f"torch {torch.__version__} ({torch.get_num_threads()} threads).\n"
-    )
-    parts = [header]
-    results = ROOT / "benchmarks" / "RESULTS.md"
+    parts = [report.header()]
+    results = book.ROOT / "benchmarks" / "RESULTS.md"
     for name in names:
         print(f"running {name} …", file=sys.stderr, flush=True)
         parts.append(SECTIONS[name]())
         # Each section replaces its own in the last report as soon as it is
         # measured, so a section that fails loses none of the others.
         if results.exists():
-            results.write_text(replace_sections(results.read_text(), parts))
-    report = "\n".join(parts)
-    print(report)
+            results.write_text(report.replace_sections(results.read_text(), parts))
+    text = "\n".join(parts)
+    print(text)
     if names == list(SECTIONS) or not results.exists():
-        results.write_text(report)  # every section: no stale one left over
-
-
-def replace_sections(report: str, sections: list[str]) -> str:
-    """``report`` with each of ``sections`` in place of the section of the same
-    "## " heading (appended at the end if it has none)."""
-    pieces = re.split(r"^## ", report, flags=re.M)
-    parts = pieces[:1] + ["## " + piece for piece in pieces[1:]]
-    if sections and not sections[0].startswith("## "):  # a new header
-        parts[0], sections = sections[0].rstrip("\n") + "\n\n", sections[1:]
-    for section in sections:
-        heading = section.split("\n", 1)[0]
-        matches = [
-            i for i, part in enumerate(parts) if part.split("\n", 1)[0] == heading
-        ]
-        if matches:
-            parts[matches[0]] = section.rstrip("\n") + "\n\n"
-        else:
-            parts[-1] = parts[-1].rstrip("\n") + "\n\n"
-            parts.append(section.rstrip("\n") + "\n")
-    return "".join(parts).rstrip("\n") + "\n"
+        results.write_text(text)  # every section: no stale one left over
 
 
 if __name__ == "__main__":

@@ -4,33 +4,24 @@ desktop, in light and in dark mode, for a person to look at.
     python benchmarks/screenshots.py [PAGE ...]     # or: make screenshots
 
 Writes `_build/screenshots/all/<page>-<width>-<mode>.jpg` (390 px is a common
-phone, 1280 px a laptop). Every explorer's frame and every formula is drawn
+phone, 1280 px a laptop). Every explorer's picture and every formula is drawn
 first, so the pictures show what a reader sees once the page has settled.
 """
 
 from __future__ import annotations
 
-import functools
-import http.server
 import sys
-import threading
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "browser"))
-
-from conftest import CHROMIUM, CHROMIUM_ARGS, SITE, toc_pages  # noqa: E402
-from test_pages import load_images, settle  # noqa: E402
+from booktools.book import ROOT, SITE, html_pages
+from booktools.chromium import launch
+from booktools.pages import load_images, settle
+from booktools.server import serve
 
 WIDTHS = (390, 1280)
 MODES = ("light", "dark")
 OUT = SITE.parent / "screenshots" / "all"
 JPEG_LIMIT = 30_000  # px; a JPEG is at most 65,535 px on a side
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
 
 
 def _screenshots(page, stem: Path) -> list[Path]:
@@ -60,15 +51,8 @@ def main(pages: list[str]) -> None:
     from playwright.sync_api import sync_playwright
 
     OUT.mkdir(parents=True, exist_ok=True)
-    server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(SITE))
-    )
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_address[1]}/"
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=CHROMIUM_ARGS
-        )
+    with serve(SITE) as url, sync_playwright() as playwright:
+        browser = launch(playwright)
         for width in WIDTHS:
             for mode in MODES:
                 context = browser.new_context(
@@ -85,8 +69,7 @@ def main(pages: list[str]) -> None:
                     page.close()
                 context.close()
         browser.close()
-    server.shutdown()
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or toc_pages())
+    main(sys.argv[1:] or html_pages())

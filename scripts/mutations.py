@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # (what the bug is, file under src/mha/, the code, the code with the bug)
 MUTATIONS = [
     ("scores divided by d_key, not √d_key", "attention.py",
-     "return scores / math.sqrt(d_key)", "return scores / d_key"),
+     "Q = Q / math.sqrt(d_key)", "Q = Q / d_key"),
     ("softmax over the queries, not the keys", "attention.py",
      "softmax(dim=-1)", "softmax(dim=-2)"),
     ("the mask ignored", "attention.py",

@@ -4,7 +4,8 @@ The cell itself only installs the package ``mha`` where it is missing (alone,
 without its dependencies: this module comes with it) and then calls
 :func:`run`, which
 
-1. installs what ``mha`` needs and the machine lacks, keeping the platform's own
+1. installs what ``mha`` and its extra ``book`` (the figures and the
+   explorers) need and the machine lacks, keeping the platform's own
    ``torch``, ``ipykernel`` and ``ipython`` exactly as they are (Colab's, say),
    and asking for PyTorch's CPU build where there is no ``torch`` on Linux;
 2. on every run, stops with one line if this session had already loaded a
@@ -44,8 +45,14 @@ CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 RESTART = (
     "restart the kernel (on Colab: Runtime > Restart session) and run the chapter again"
 )
-# The form of every requirement of mha (pyproject.toml; a unit test keeps them so).
-REQUIREMENT = re.compile(r"([A-Za-z0-9][A-Za-z0-9._-]*)\s*>=\s*(\d+(?:\.\d+)*)")
+# The form of every requirement of mha (pyproject.toml; a unit test keeps them
+# so): name>=version, maybe for an extra only (`; extra == "book"`).
+REQUIREMENT = re.compile(
+    r"([A-Za-z0-9][A-Za-z0-9._-]*)\s*>=\s*(\d+(?:\.\d+)*)"
+    r"(?:\s*;\s*extra\s*==\s*[\"'](\w+)[\"'])?"
+)
+# The extra of mha the chapters need: the figures' and the explorers' packages.
+EXTRA = "book"
 
 
 class MhaSetupError(Exception):
@@ -73,9 +80,10 @@ def release(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in found.group().split("."))
 
 
-def unmet_requirements(package: str = "mha") -> list[str]:
-    """The requirements of ``package`` (``name>=version``) that the installed
-    distributions do not meet: missing, or older than the minimum."""
+def unmet_requirements(package: str = "mha", extra: str = EXTRA) -> list[str]:
+    """The requirements of ``package`` and of its ``extra`` (``name>=version``)
+    that the installed distributions do not meet: missing, or older than the
+    minimum."""
     unmet = []
     for requirement in metadata.requires(package) or []:
         found = REQUIREMENT.fullmatch(requirement.strip())
@@ -83,10 +91,12 @@ def unmet_requirements(package: str = "mha") -> list[str]:
             raise ValueError(
                 f"requirements of {package} must read name>=version, got {requirement!r}"
             )
-        name, minimum = found.groups()
+        name, minimum, needed_for = found.groups()
+        if needed_for not in (None, extra):
+            continue
         version = installed_version(name)
         if version is None or release(version) < release(minimum):
-            unmet.append(requirement.strip())
+            unmet.append(f"{name}>={minimum}")
     return unmet
 
 

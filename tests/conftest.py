@@ -4,24 +4,28 @@ bad input: every test module's ``BAD_INPUT`` table becomes its test that each
 bad call is refused with a clear message. (What the plotting tests share is in
 ``figures.py``.)"""
 
+import json
 import os
+import sys
 import tempfile
 
-# Before anything imports matplotlib (``import mha`` does), so no test needs a display.
+import pytest
+import torch
+import torch.nn.functional as F
+from hypothesis import settings
+from torch import nn
+
+import mha
+
+# Before anything imports matplotlib (``import mha`` does not: it loads its
+# figures when first used), so no test needs a display.
 os.environ["MPLBACKEND"] = "Agg"
-# Hypothesis keeps its example database in ./.hypothesis by default; keep the checkout clean.
+# Hypothesis keeps its example database in ./.hypothesis by default (read when
+# it first needs it); keep the checkout clean.
 os.environ.setdefault(
     "HYPOTHESIS_STORAGE_DIRECTORY",
     os.path.join(tempfile.gettempdir(), "mha-tests-hypothesis"),
 )
-
-import pytest  # noqa: E402
-import torch  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
-from hypothesis import settings  # noqa: E402
-from torch import nn  # noqa: E402
-
-import mha  # noqa: E402
 
 # `make unit` runs two workers on two cores: one thread each, no oversubscription.
 torch.set_num_threads(1)
@@ -188,6 +192,42 @@ def sequences(gen):
     return draw
 
 
+# --- a kernel of a given Python ----------------------------------------------------
+
+
+@pytest.fixture
+def make_kernel(tmp_path):
+    """``make_kernel(python=sys.executable)``: a ``KernelManager`` (not started)
+    for an IPython kernel of ``python``, through a kernelspec of its own in the
+    test's folder (none of the machine's kernelspecs is used)."""
+    from jupyter_client.kernelspec import KernelSpecManager
+    from jupyter_client.manager import KernelManager
+
+    def make(python=sys.executable):
+        kernel_dir = tmp_path / "kernels" / "book"
+        kernel_dir.mkdir(parents=True, exist_ok=True)
+        argv = [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+        spec = {"argv": argv, "display_name": str(python), "language": "python"}
+        (kernel_dir / "kernel.json").write_text(json.dumps(spec))
+        return KernelManager(
+            kernel_name="book",
+            kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernel_dir.parent)]),
+        )
+
+    return make
+
+
+# --- the longest tests first ----------------------------------------------------
+
+
+def pytest_collection_modifyitems(items):
+    """Tests marked ``slow`` run first (in their order; the rest after them in
+    theirs): two workers then start on the two longest, one each, and the
+    short tests fill in around them, instead of a long test starting last and
+    keeping one worker busy alone at the end."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 # --- bad input: one table per module, one test for all ------------------------------
 
 
@@ -203,16 +243,22 @@ def refuses(call, error, name, expected, given) -> None:
 
 def pytest_pycollect_makeitem(collector, name, obj):
     """A test module's ``BAD_INPUT``, a list of rows ``(call, error, name,
-    expected, given)``, becomes its test of bad input: one case per row, named
-    after the row's argument, each checked by :func:`refuses`."""
+    expected, given)``, becomes its test of bad input, parametrized by row
+    (``pytest.mark.parametrize``, one case per row, named after the row's
+    argument), each row checked by :func:`refuses`."""
     if name != "BAD_INPUT" or not isinstance(collector, pytest.Module):
         return None
-    test = "test_bad_input_is_refused_with_a_clear_message"
-    return [
-        pytest.Function.from_parent(
-            collector,
-            name=f"{test}[{i}-{row[2]}]",
-            callobj=lambda row=row: refuses(*row),
-        )
-        for i, row in enumerate(obj)
-    ]
+
+    @pytest.mark.parametrize(
+        "row", obj, ids=[f"{i}-{row[2]}" for i, row in enumerate(obj)]
+    )
+    def test_bad_input_is_refused_with_a_clear_message(row):
+        refuses(*row)
+
+    # pytest's own collection of a test function of the module (where pytest
+    # looks it up again), with its parametrization.
+    test = test_bad_input_is_refused_with_a_clear_message
+    setattr(collector.obj, test.__name__, test)
+    return collector.ihook.pytest_pycollect_makeitem(
+        collector=collector, name=test.__name__, obj=test
+    )

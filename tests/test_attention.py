@@ -384,3 +384,14 @@ def test_one_query_per_step_gives_the_causal_outputs(causal_layer, x_seq):
         for t in range(1, 8)
     ]
     torch.testing.assert_close(torch.cat(steps, dim=1), full)
+
+
+def test_dropout_is_off_by_default_as_in_pytorch(gen):
+    """Like ``nn.MultiheadAttention``: a fresh layer in training mode gives the
+    same numbers on every call, until dropout is asked for."""
+    x = torch.randn(2, 5, 8, generator=gen)
+    layer = mha.MultiHeadAttention(8, 2).train()
+    assert layer.dropout.p == torch.nn.MultiheadAttention(8, 2).dropout == 0.0
+    torch.testing.assert_close(layer(x, x, x), layer(x, x, x), rtol=0, atol=0)
+    noisy = mha.MultiHeadAttention(8, 2, dropout=0.5).train()
+    assert not torch.equal(noisy(x, x, x)[0], noisy(x, x, x)[0])

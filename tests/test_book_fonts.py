@@ -4,16 +4,11 @@ browser, on every page (tests/browser/test_pages.py); here, the pieces."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 from fontTools.ttLib import TTFont
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "_ext"))
-import book_fonts  # noqa: E402
+from booktools.book import ROOT, load_extension
 
-sys.path.remove(str(ROOT / "_ext"))
+book_fonts = load_extension("book_fonts")
 MATH_FONT = ROOT / "vendor" / "static" / book_fonts.MATH_FONT
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -15,13 +14,10 @@ import torch
 from docutils import nodes
 
 import mha
+from booktools.book import load_extension
 from mha.plotting.core import PHONE_MIME
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "_ext"))
-import book_phone  # noqa: E402
-
-sys.path.remove(str(ROOT / "_ext"))
+book_phone = load_extension("book_phone")
 
 
 def figure_output(fig) -> dict:

@@ -1,109 +1,162 @@
-"""mha.explorer: what each state of the controls shows, the static explorer's
-page (its form, its frames and their images) and notebook forms, the live
-explorer's controls and text box, and the fingerprint its text form carries."""
+"""mha.explorer: what an explorer is given and the networks it makes, the
+package's reading of a setting, the weights as the page receives them, the
+notebook forms (the front end with its data, a digest for nbval), and the
+front end's colours. The page's own numbers are held equal to the package's
+in a real browser (tests/browser/test_explorer_numbers.py)."""
 
 from __future__ import annotations
 
-import base64
-import io
+import html
 import json
 import re
-from dataclasses import replace
-from html.parser import HTMLParser
 
 import numpy
 import pytest
 import torch
-from PIL import Image
+from matplotlib import colormaps
 
 import mha
-from mha.explorer import frames
-from mha.explorer.choices import NAMES, Choices
-from mha.explorer.model import MASKS, MAX_PAD, Settings, attention_maps, caption
-from mha.explorer.static import MIME
-from mha.training import PREVIOUS_WORD, load
-
-SMALL = {
-    "sentences": mha.SENTENCES[:2],
-    "head_counts": (1, 4),
-    "masks": MASKS,
-    "weights": ("random",),
-}
-
-
-def every_settings(sentences, head_counts, masks, weights):
-    """Every state, counted here independently of Choices.every_settings."""
-    found = []
-    for sentence in sentences:
-        for n_heads in head_counts:
-            for mask in masks:
-                for weight in weights:
-                    for n_pad in range(1, MAX_PAD + 1) if mask == "padding" else [1]:
-                        found.append(Settings(sentence, n_heads, mask, n_pad, weight))
-    return found
-
-
-def image(url: str) -> Image.Image:
-    head, data = url.split(",", 1)
-    assert head in ("data:image/webp;base64", "data:image/png;base64"), head
-    return Image.open(io.BytesIO(base64.b64decode(data)))
-
-
-def pixels(picture: Image.Image) -> numpy.ndarray:
-    return numpy.asarray(picture.convert("RGB"), dtype=float)
-
-
-class Elements(HTMLParser):
-    """Every start tag of some HTML, as (tag, attributes), and the text of each label."""
-
-    def __init__(self, text: str):
-        super().__init__()
-        self.tags, self.texts, self._open = [], {}, []
-        self.feed(text)
-
-    def handle_starttag(self, tag, attrs):
-        self.tags.append((tag, dict(attrs)))
-        self._open.append(len(self.tags) - 1)
-
-    def handle_endtag(self, tag):
-        if self._open:
-            self._open.pop()
-
-    def handle_data(self, data):
-        for index in self._open:
-            self.texts[index] = self.texts.get(index, "") + data
-
-    def find(self, tag, **attributes):
-        return [
-            (i, a)
-            for i, (t, a) in enumerate(self.tags)
-            if t == tag and all(a.get(k) == v for k, v in attributes.items())
-        ]
+from mha import training
+from mha.explorer import models
+from mha.explorer.models import Network, decoded, padded, reading, weights_data
+from mha.explorer.notebook import MIME, front_end, title
+from mha.training import AGREEMENT, NEIGHBOURS, PREVIOUS_WORD
 
 
 @pytest.fixture(scope="module")
-def static():
-    return mha.attention_explorer(**SMALL, mode="static")
+def playground():
+    return mha.attention_explorer(weights=["trained", "random"])
 
 
-@pytest.fixture(scope="module")
-def page(static):
-    text = static.page()
-    data = json.loads(
-        re.search(
-            r'<script type="application/json" class="mha-frames">(.*?)</script>', text
-        ).group(1)
+def test_the_running_example_s_options_are_its_two_weights_cut_into_each_head_count():
+    choice, found = models.networks(None, None, ("trained", "random"), (1, 2, 4, 8))
+    assert choice == "Weights:" and list(found) == ["trained", "random"]
+    for n in (1, 2, 4, 8):
+        random, trained = found["random"][n], found["trained"][n]
+        ex = mha.running_example(n, weights="random")
+        assert random.n_heads == trained.n_heads == n
+        assert torch.equal(random.layers[0].Wq.weight, ex.attention.Wq.weight)
+        shipped = training.load(PREVIOUS_WORD, n, dtype=torch.float64)
+        assert torch.equal(trained.layers[0].Wk.weight, shipped.attention.Wk.weight)
+        assert torch.equal(trained.embed.lut.weight, shipped.embed.lut.weight)
+    four = mha.running_example()  # with four heads, the running example's own layer
+    assert torch.equal(
+        found["trained"][4].layers[0].Wv.weight, four.attention.Wv.weight
     )
-    return text, data
 
 
-def test_static_explorer_holds_every_state_once(static):
-    assert static.mode == "static"
-    expected = every_settings(**SMALL)
-    assert sorted(static.frames) == sorted({static.choices.key(s) for s in expected})
-    assert len(static.frames) == len(expected) == len(static.fingerprints)
-    assert {f.settings for f in static.frames.values()} == set(expected)
-    assert list(static.controls) == ["sentence", "mask", "n_pad", "n_heads"]
+def test_a_task_gives_its_shipped_models_with_their_answers_and_where_they_are_read():
+    _, found = models.networks(AGREEMENT, None, (), (1, 2), seed=2)
+    (by_heads,) = found.values()
+    network = by_heads[2]
+    shipped = training.load(AGREEMENT, 2, seed=2, dtype=torch.float64)
+    assert torch.equal(network.readouts[0].weight, shipped.readouts[0].weight)
+    assert network.answers == ("verb",) and network.at == ("be",)
+    assert models._read_at(NEIGHBOURS) == (None, None)  # at every position
+    assert models._read_at(PREVIOUS_WORD) == (None,)
+
+
+def test_a_model_built_or_trained_in_the_notebook_can_be_explored():
+    run = training.train(PREVIOUS_WORD, 2, steps=5)
+    (network,) = models.networks(run, None, (), ())[1]["model"].values()
+    assert network.model is run.model and network.n_heads == 2
+    alone = training.ToyModel(len(NEIGHBOURS.vocab), 2, n_heads=8)
+    _, found = models.networks(alone, NEIGHBOURS, (), ())
+    assert found["model"][8].answers == ("previous", "next")
+    ex = mha.running_example(2, weights="random")
+    assert models.networks(ex, None, (), ())[1]["model"][2].layers == (ex.attention,)
+    choice, found = models.networks(
+        {"a": PREVIOUS_WORD, "b": NEIGHBOURS}, None, (), (4,)
+    )
+    assert choice == "Model:" and list(found) == ["a", "b"]
+
+
+@pytest.mark.parametrize("mask", ["none", "causal", "padding"])
+def test_a_reading_is_the_model_s_own_forward_pass(mask):
+    network = models._of_task(NEIGHBOURS, 4)
+    tokens = padded(mha.tokenize(mha.SENTENCES[1]), mask, 2)
+    found = reading(network, tokens, mask)
+    ids = torch.tensor([NEIGHBOURS.vocab.encode(tokens)])
+    allowed = {
+        "none": None,
+        "causal": mha.causal_mask(6),
+        "padding": mha.padding_mask(ids, 0),
+    }[mask]
+    with torch.no_grad():
+        logits, probs = network.model(ids, allowed)
+        x = network.position(network.embed(ids))
+        output, _ = network.layers[0](x, x, x, allowed)
+    assert torch.equal(found.probs[0], probs[0])
+    assert torch.equal(found.outputs[0], output[0])
+    assert [torch.equal(a, logits[0, :, i]) for i, a in enumerate(found.logits)] == [
+        True,
+        True,
+    ]
+    blocked = {"none": 0, "causal": 15, "padding": 12}[mask]
+    assert int(found.blocked.sum()) == blocked
+    assert found.tokens[-2:] == (["<pad>"] * 2 if mask == "padding" else tokens[-2:])
+
+
+def test_a_reading_of_the_running_example_s_layer_is_its_attention():
+    network = models._running_example(2, "random")
+    ex = mha.running_example(2, weights="random")
+    found = reading(network, ex.tokens[0], "causal")
+    out, probs = ex.attention(ex.X[:1], ex.X[:1], ex.X[:1], mha.causal_mask(6))
+    assert torch.equal(found.probs[0], probs[0]) and torch.equal(
+        found.outputs[0], out[0]
+    )
+    assert found.logits == []
+
+
+def test_a_residual_stack_adds_each_layer_to_its_input():
+    network = models._running_example(4, "random")
+    layer = network.layers[0]
+    stacked = Network(
+        network.vocab, network.embed, network.position, (layer, layer), True
+    )
+    ex = mha.running_example(4, weights="random")
+    found = reading(stacked, ex.tokens[0])
+    x1 = ex.X[:1] + ex.attention(ex.X[:1], ex.X[:1], ex.X[:1])[0]
+    out2, probs2 = ex.attention(x1, x1, x1)
+    assert torch.allclose(found.outputs[1], out2[0]) and torch.equal(
+        found.probs[1], probs2[0]
+    )
+
+
+def test_the_page_receives_every_weight_exactly():
+    for network in (
+        models._running_example(4, "random"),
+        models._of_task(AGREEMENT, 8),
+    ):
+        data = weights_data(network)
+        assert data["vocab"] == network.vocab.itos
+        assert torch.equal(decoded(data["embed"]), network.embed.lut.weight)
+        assert torch.equal(decoded(data["pe"]), network.position.pe[0])
+        layer = data["layers"][0]
+        assert torch.equal(decoded(layer["Wo"]), network.layers[0].Wo.weight)
+        assert torch.equal(decoded(layer["bq"]), network.layers[0].Wq.bias)
+    # Trained weights are float32 values: sent as float32, random draws as float64.
+    assert weights_data(models._of_task(AGREEMENT, 8))["embed"]["dtype"] == "float32"
+    assert (
+        weights_data(models._running_example(4, "random"))["embed"]["dtype"]
+        == "float64"
+    )
+    readout = weights_data(models._of_task(AGREEMENT, 8))["readouts"][0]
+    assert (readout["name"], readout["at"]) == ("verb", "be")
+
+
+def test_each_set_of_weights_is_sent_once_with_the_head_counts_it_is_cut_into(
+    playground,
+):
+    data = playground.data
+    random = [m for m in data["models"] if m["option"] == "random"]
+    assert random == [{"option": "random", "heads": [1, 2, 4, 8], "weights": 4}]
+    trained = [m["heads"] for m in data["models"] if m["option"] == "trained"]
+    assert trained == [[1], [2], [4], [8]] and len(data["weights"]) == 5
+    assert data["initial"] == {
+        "option": "trained", "nHeads": 4, "mask": "none", "nPad": 1,
+        "sentence": mha.SENTENCES[0],
+    }  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -111,383 +164,113 @@ def test_static_explorer_holds_every_state_once(static):
     [
         ({"masks": ["none"], "weights": ["random"]}, ["sentence", "n_heads"]),
         ({"head_counts": [4], "weights": ["random"]}, ["sentence", "mask", "n_pad"]),
-        (
-            {"masks": ["padding"], "sentences": mha.SENTENCES[:1]},
-            ["weights", "n_pad", "n_heads"],
-        ),
+        ({"model": AGREEMENT, "masks": ["padding"]}, ["sentence", "n_pad", "n_heads"]),
+        ({}, ["model", "sentence", "mask", "n_pad", "n_heads"]),
     ],
 )
 def test_a_control_appears_where_there_is_a_choice(options, controls):
-    assert list(Choices(**options).controls()) == controls
-    live = Choices(**options).controls(always_sentence=True)
-    assert list(live) == sorted({"sentence", *controls}, key=list(NAMES).index)
+    assert mha.attention_explorer(**options).controls() == controls
 
 
-def test_a_frame_key_names_each_control_s_option_and_skips_the_hidden_slider():
-    choices = Choices(**SMALL)
-    assert choices.key(Settings(mha.SENTENCES[1], 4, "causal", 3)) == "1.1.-.1"
-    assert choices.key(Settings(mha.SENTENCES[0], 1, "padding", 3)) == "0.2.2.0"
+def test_sentences_default_to_the_book_s_or_the_task_s_own():
+    assert mha.attention_explorer().sentences == mha.SENTENCES
+    own = mha.attention_explorer(AGREEMENT).sentences
+    assert len(own) == 3 and len(set(own)) == 3
+    for sentence in own:
+        assert all(t in AGREEMENT.vocab for t in mha.tokenize(sentence))
+        assert "be" in mha.tokenize(sentence)
 
 
-def test_every_static_frame_is_the_live_computation(static):
-    for key, frame in static.frames.items():
-        fresh = frames.draw(frame.settings)
-        assert (frame.caption, frame.fingerprint) == (fresh.caption, fresh.fingerprint)
-        assert key == static.choices.key(frame.settings)
-
-
-def test_the_page_lists_every_frame_with_its_two_images(static, page):
-    text, data = page
-    assert data["controls"] == list(static.controls)
-    assert set(data["frames"]) == set(static.frames)
-    assert len(set(data["images"])) == len(data["images"])  # each image once
-    for key, (background, maps, frame_caption) in data["frames"].items():
-        frame = static.frames[key]
-        assert frame_caption == frame.caption
-        under, over = image(data["images"][background]), image(data["images"][maps])
-        assert frame.layers()[0].size == under.size
-        assert under.size == over.size == frames.SIZE
-        assert over.mode == "RGBA" and under.mode == "RGB"
-        both = Image.alpha_composite(under.convert("RGBA"), over)
-        # Colour reduction of the background moves a few shades, no more.
-        assert numpy.abs(pixels(both) - pixels(frame.picture())).max() < 40
-    # Frames of one layout share their background image.
-    backgrounds = {f[0] for f in data["frames"].values()}
-    layouts = {(f.settings.n_heads, f.tokens) for f in static.frames.values()}
-    assert len(backgrounds) == len(layouts) < len(data["frames"])
-
-
-def test_the_page_shows_the_first_frame_before_any_script(static, page):
-    text, data = page
-    background, maps, frame_caption = data["frames"][
-        static.choices.key(static.settings)
-    ]
-    found = Elements(text)
-    (_, under), (_, over) = found.find("img")
-    assert (
-        under["src"] == data["images"][background]
-        and under["class"] == "mha-background"
+def test_the_text_form_is_a_note_and_digests_that_follow_the_maps_and_weights(
+    playground,
+):
+    text = repr(playground)
+    assert text.startswith(
+        "Run this cell to use the attention explorer here (controls: "
+        "weights, sentence, mask, padding, heads)"
     )
-    assert over["src"] == data["images"][maps] and over["alt"] == ""
-    assert under["alt"] == frames.ALT + frame_caption
-    assert (under["width"], under["height"]) == tuple(str(n) for n in frames.SIZE)
-    ((index, _),) = found.find("figcaption")
-    assert found.texts[index] == frame_caption
+    assert re.search(r"\[weights [0-9a-f]{12}, first maps [0-9a-f]{12}\]$", text)
+    assert repr(mha.attention_explorer(weights=["trained", "random"])) == text
+    other = mha.attention_explorer(
+        weights=["trained", "random"], sentences=mha.SENTENCES[1:]
+    )
+    weights_digest = text.split("first maps")[0]
+    assert repr(other).split("first maps")[0] == weights_digest  # the same weights
+    assert repr(other) != text  # other maps
+    assert (
+        repr(mha.attention_explorer(weights=["random"])).split("first")[0]
+        != weights_digest
+    )
 
 
-def test_the_page_has_a_labelled_form_control_for_each_control(static, page):
-    text, _ = page
-    found = Elements(text)
-    settings = static.settings
-    legends = [found.texts[i] for i, _ in found.find("legend")]
-    assert legends == ["Mask:"]
-    radios = [a for _, a in found.find("input", type="radio")]
-    assert [(a["name"], a["value"]) for a in radios] == [
-        ("mask", "0"),
-        ("mask", "1"),
-        ("mask", "2"),
-    ]
-    assert ["checked" in a for a in radios] == [m == settings.mask for m in MASKS]
-    assert [a.get("data-reveals") for a in radios] == [None, None, "n_pad"]
-    labels = {a["for"]: found.texts[i] for i, a in found.find("label") if "for" in a}
-    ((_, menu),) = found.find("select")
-    assert labels[menu["id"]] == "Sentence:" and menu["name"] == "sentence"
-    options = [(a["value"], "selected" in a) for _, a in found.find("option")]
-    assert options == [("0", True), ("1", False)]
-    sliders = {a["name"]: a for _, a in found.find("input", type="range")}
-    assert labels[sliders["n_pad"]["id"]] == "Padding tokens:"
-    assert labels[sliders["n_heads"]["id"]] == "Heads:"
-    assert json.loads(sliders["n_heads"]["data-labels"]) == ["1", "4"]
-    heads = sliders["n_heads"]
-    assert (heads["min"], heads["max"], heads["value"], heads["aria-valuetext"]) == (
-        "0", "1", "1", "4",
-    )  # fmt: skip
-    # Ids are unique on the page, and the padding row hides without its mask.
-    ids = [a["id"] for _, a in found.tags if "id" in a]
-    assert len(ids) == len(set(ids))
-    assert found.find("div", **{"class": "mha-row mha-revealed"})
-
-
-def test_a_notebook_stores_the_page_the_first_frame_and_a_fingerprint(static):
-    bundle = static._repr_mimebundle_()
+def test_a_notebook_stores_the_front_end_its_data_and_the_first_picture(playground):
+    bundle = playground._repr_mimebundle_()
     assert set(bundle) == {"text/plain", "text/html", MIME}
-    assert bundle["text/plain"] == repr(static)
-    assert "[20 views, content " in bundle["text/plain"]
-    first = static.frames[static.choices.key(static.settings)]
-    assert bundle["text/html"].startswith(first.html())
-    assert "Run this cell to use the attention explorer" in bundle["text/html"]
-    assert bundle[MIME] == static.page()
-
-
-@pytest.mark.parametrize(
-    ("mask", "weights"), [("causal", "random"), ("padding", "trained")]
-)
-def test_a_frame_shows_what_the_layer_computes(mask, weights):
-    settings = Settings(mha.SENTENCES[2], 2, mask, 2, weights)
-    tokens, probs = attention_maps(settings)
-    ex = mha.running_example(2)
-    ids = ex.ids[2:3].clone()  # (1, 6)
-    n_pad = 2 if mask == "padding" else 0
-    ids[0, 6 - n_pad :] = ex.vocab.pad_id
-    assert tokens == ex.vocab.decode(ids[0])
-    allowed = (
-        (ids != ex.vocab.pad_id)[:, None, None, :] if n_pad else torch.ones(6, 6).tril()
+    page = bundle["text/html"]
+    data = json.loads(
+        re.search(
+            r'<script type="application/json" class="mha-data">(.*?)</script>', page
+        ).group(1)
     )
-    with torch.no_grad():
-        if weights == "trained":
-            _, expected = load(PREVIOUS_WORD, 2, dtype=torch.float64)(ids, allowed)
-        else:
-            X = ex.position(ex.embed(ids))
-            _, expected = ex.attention(X, X, X, allowed)
-    torch.testing.assert_close(probs, expected[0], atol=1e-12, rtol=0)
+    assert data == json.loads(bundle[MIME]) == json.loads(json.dumps(playground.data))
+    assert front_end("explorer.js") in page and front_end("explorer.css") in page
+    assert re.search(r'<img src="data:image/png;base64,[A-Za-z0-9+/=]+"', page)
+    assert html.escape(playground.note()) in page
 
 
-def test_each_frame_says_what_it_shows():
-    everything = every_settings(mha.SENTENCES[:2], (1, 8), MASKS, ("random", "trained"))
-    captions = {
-        caption(settings, attention_maps(settings)[0]) for settings in everything
-    }
-    assert len(captions) == len(everything)  # no two frames share a description
-    page = frames.draw(Settings(sentence="a <b> & c")).html()
-    assert "a &lt;b&gt; &amp; c" in page and "<b>" not in page
-    assert page.count("<img ") == 1 and 'alt="' in page and "<figcaption" in page
+def test_markup_in_a_sentence_stays_text_inside_the_script():
+    explorer = mha.attention_explorer(sentences=["I wonder <what> will come"])
+    page = explorer._repr_mimebundle_()["text/html"]
+    assert "<what>" not in page and "\\u003cwhat>" in page
 
 
-# --- live -------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def live():
-    return mha.attention_explorer(mode="live")
-
-
-def enter(live, text: str) -> None:
-    """Type ``text`` into the box and press Enter, as the browser sends them."""
-    live.text.value = text
-    live.text._handle_string_msg(live.text, {"event": "submit"}, [])
-
-
-def test_live_explorer_follows_each_control(live):
-    settings = live.settings
-    assert live.controls["n_pad"].layout.display == "none"
-    for name, value in [
-        ("weights", "trained"),
-        ("sentence", mha.SENTENCES[2]),
-        ("mask", "padding"),
-        ("n_pad", 3),
-        ("n_heads", 8),
-    ]:
-        live.controls[name].value = value
-        settings = replace(settings, **{name: value})
-        assert live.settings == settings
-        assert live.view.value == frames.draw(settings).html("fast")
-        assert live.fingerprints == [frames.draw(settings).fingerprint]
-    assert live.controls["n_pad"].layout.display is None  # shown with the padding mask
-
-
-@pytest.mark.parametrize(
-    ("typed", "message"),
-    [
-        ("?!, ...", "at least one word"),
-        ("one two three four five six seven eight nine ten eleven", "at most 10"),
-    ],
-)
-def test_live_text_box_refuses_a_bad_sentence_and_keeps_working(live, typed, message):
-    enter(live, "what is next")
-    before = live.view.value
-    enter(live, typed)
-    assert message in live.message.value
-    assert live.view.value == before  # the last good picture stays
-    live.controls["n_heads"].value = 2
-    assert live.settings == Settings("what is next", 2)
-
-
-def test_live_sentence_menu_names_the_sentence_shown(live):
-    live.text.value = "the cat sat"
-    assert live.settings.sentence == mha.SENTENCES[0]  # shown on Enter only
-    enter(live, "the cat sat")
-    menu = live.controls["sentence"]
-    assert menu.value == "the cat sat" and menu.label == "your sentence: the cat sat"
-    menu.value = mha.SENTENCES[1]
-    assert live.text.value == "" and live.settings.sentence == mha.SENTENCES[1]
-    menu.value = "the cat sat"  # the typed one stays listed
-    assert live.text.value == "the cat sat"
-    enter(live, "")  # cleared: back to the sentence chosen above
-    assert live.settings.sentence == mha.SENTENCES[1]
-    assert "the box is empty" in live.message.value
-
-
-def test_live_text_box_escapes_markup_and_names_unknown_words(live):
-    typed = "<script>alert('x')</script> <b>hello</b> what"
-    enter(live, typed)
-    assert live.settings.sentence == typed
-    for html in (live.message.value, live.view.value):
-        assert "<script>" not in html and "<b>" not in html
-    assert "&lt;script&gt;" in live.view.value
+def test_the_picture_title_names_the_model_heads_and_mask():
     assert (
-        "scriptalertxscript" in live.message.value
-        and "&lt;unk&gt;" in live.message.value
+        title("trained", "Weights:", 4, "causal")
+        == "trained weights, 4 heads, causal mask"
     )
+    assert title("two layers", "Model:", 1, "none") == "two layers, 1 head, no mask"
+    assert title("agreement", None, 8, "padding") == "8 heads, padding mask"
 
 
-def test_live_explorer_draws_the_next_frames_while_the_reader_looks(monkeypatch):
-    """In a kernel (an event loop), once a frame has been shown for a moment, the
-    frames one change away are drawn; a change meanwhile starts again from it."""
-    import asyncio
-
-    from mha.explorer import live as live_module
-
-    monkeypatch.setattr(live_module, "WARM_AFTER", 0.05)
-
-    async def session():
-        explorer = mha.attention_explorer(head_counts=(2, 4), mode="live")
-        explorer.controls["mask"].value = "causal"
-        await asyncio.sleep(1.0)
-        return explorer
-
-    explorer = asyncio.run(session())
-    shown = explorer.settings
-    expected = {
-        replace(shown, **{name: value})
-        for name, values in [
-            ("weights", ("trained",)),
-            ("sentence", mha.SENTENCES[1:]),
-            ("mask", ("none", "padding")),
-            ("n_heads", (2,)),
-        ]
-        for value in values
-    }
-    assert expected <= set(explorer._drawn)
-    page, fingerprint = explorer._drawn[replace(shown, n_heads=2)]
-    assert page == frames.draw(replace(shown, n_heads=2)).html("fast")
-
-
-def test_live_explorer_draws_a_typed_sentence_when_the_reader_pauses(monkeypatch):
-    """While the reader types, the frame of the text so far is drawn once they
-    pause, not shown: Enter shows it."""
-    import asyncio
-
-    from mha.explorer import live as live_module
-
-    monkeypatch.setattr(live_module, "WARM_AFTER", 60)  # no other drawing ahead
-
-    async def session():
-        explorer = mha.attention_explorer(mode="live")
-        for text in ("the", "the cat", "the cat sat"):
-            explorer.text.value = text
-            await asyncio.sleep(0.01)  # quicker than the pause: nothing drawn
-        await asyncio.sleep(live_module.TYPING_PAUSE + 0.2)
-        return explorer
-
-    explorer = asyncio.run(session())
-    drawn = {settings.sentence for settings in explorer._drawn}
-    assert "the cat sat" in drawn and not drawn & {"the", "the cat"}
-    assert explorer.settings.sentence == mha.SENTENCES[0]
-    enter(explorer, "the cat sat")
-    assert explorer.settings.sentence == "the cat sat"
-
-
-def test_live_notebook_forms_hold_the_frame_and_its_fingerprint(live):
-    bundle = live._repr_mimebundle_()
-    assert bundle["text/plain"] == repr(live)
-    assert "[1 view, content " in bundle["text/plain"]
-    assert bundle["text/html"].startswith(live.view.value)
-
-
-def test_the_mode_comes_from_the_environment(monkeypatch):
-    one = {"head_counts": (1,), "masks": ("none",), "weights": ("random",)}
-    monkeypatch.setenv("MHA_EXPLORER", "static")
-    assert mha.attention_explorer(**one).mode == "static"
-    monkeypatch.delenv("MHA_EXPLORER")
-    assert mha.attention_explorer(**one).mode == "live"
-
-
-# --- what the frames look like, and the fingerprint ------------------------------------------
-
-
-def test_the_fast_redraw_looks_like_a_fresh_figure():
-    settings = Settings(mha.SENTENCES[1], 8, "causal")
-    # Just before, other maps and other labels on the same kept figure (same length
-    # and label width): nothing of them may remain.
-    frames.draw(Settings("example paragraph is this a basic", 8, "none"))
-    frame = frames.draw(settings)
-    fresh = mha.display_attention(
-        list(frame.tokens), list(frame.tokens), frame.attention, 8, 2, 4,
-        annotate=False, figsize=frames.FRAME_INCHES, dpi=frames.DPI,
-    )  # fmt: skip
-    ours = pixels(frame.picture())
-    theirs = pixels(Image.open(io.BytesIO(mha.plotting.to_png(fresh))))
-    assert ours.shape == theirs.shape
-    # The cells' edges differ a little; a wrong or stale map would change whole cells.
-    difference = numpy.abs(ours - theirs).max(axis=-1)
-    assert difference.mean() < 3 and (difference > 60).mean() < 0.002
-
-
-def test_the_maps_layer_holds_the_maps_only():
-    background, maps = frames.draw(Settings(mha.SENTENCES[0], 4, "none")).layers()
-    alpha = numpy.asarray(maps)[..., 3]
-    assert 0.05 < (alpha > 0).mean() < 0.5  # the maps, not the labels or the colour bar
-    bare = numpy.asarray(background.convert("L"), dtype=float)
-    # Under the maps the background is blank, but for the maps' frames (both draw them).
-    assert (bare[alpha == 255] > 250).mean() > 0.9
-
-
-def one_frame_explorer():
-    return mha.attention_explorer(
-        [mha.SENTENCES[0]], (4,), ("none",), ("random",), mode="static"
+def test_the_page_s_colours_are_matplotlib_s_cividis():
+    js = front_end("explorer.js")
+    table = "".join(
+        re.findall(
+            r'"([0-9a-f]+)"', js[js.index("var CIVIDIS") : js.index("var TICKS")]
+        )
     )
+    colours = colormaps["cividis"](numpy.arange(256), bytes=True)[:, :3]
+    assert table == "".join(bytes(int(v) for v in c).hex() for c in colours)
 
-
-def test_the_fingerprint_follows_the_frames_data_not_their_pixels(monkeypatch):
-    base = one_frame_explorer()
-    base_page = base.page()
-
-    def shifted(delta):
-        def maps(settings):
-            tokens, probs = attention_maps(settings)
-            probs = probs.clone()
-            probs[1, 2, 3] += delta
-            return tokens, probs
-
-        return maps
-
-    monkeypatch.setattr(frames, "attention_maps", shifted(1e-9))
-    assert repr(one_frame_explorer()) == repr(base)
-    monkeypatch.setattr(frames, "attention_maps", shifted(0.05))
-    assert repr(one_frame_explorer()) != repr(base)
-    monkeypatch.undo()
-
-    draw_maps = frames.Canvas.maps
-
-    def one_pixel_changed(canvas, attention):
-        maps = draw_maps(canvas, attention)
-        maps.putpixel((0, 0), (255, 0, 0, 255))
-        return maps
-
-    monkeypatch.setattr(frames.Canvas, "maps", one_pixel_changed)
-    repainted = one_frame_explorer()
-    assert repainted.page() != base_page
-    assert repr(repainted) == repr(base)
-
-
-# --- bad input -----------------------------------------------------------------------------
 
 BAD_INPUT = [
-    (lambda: mha.attention_explorer(mode="kernel"), ValueError, "mode",
-     "one of ('live', 'static')", "got 'kernel'"),
     (lambda: mha.attention_explorer(head_counts=(3,)), ValueError, "head_counts",
      "non-empty subset of (1, 2, 4, 8)", "got (3,)"),
     (lambda: mha.attention_explorer(masks=("causal", "diagonal")), ValueError, "masks",
      "non-empty subset", "got ('causal', 'diagonal')"),
     (lambda: mha.attention_explorer(weights=()), ValueError, "weights", "non-empty subset",
      "got ()"),
+    (lambda: mha.attention_explorer(weights="random"), TypeError, "weights", "list of",
+     "got the str 'random'"),
     (lambda: mha.attention_explorer(sentences=()), ValueError, "sentences",
      "at least one sentence", "got ()"),
+    (lambda: mha.attention_explorer(sentences="I wonder"), TypeError, "sentences",
+     "list of str", "got str 'I wonder'"),
     (lambda: mha.attention_explorer(sentences=["!!"]), ValueError, "sentences",
      "at least one word", "got '!!'"),
-    (lambda: Settings(n_heads=3), ValueError, "n_heads", "one of (1, 2, 4, 8)", "got 3"),
-    (lambda: Settings(mask="future"), ValueError, "mask", "one of ('none', 'causal', "
-     "'padding')", "got 'future'"),
-    (lambda: Settings(weights="pretrained"), ValueError, "weights", "one of", "got 'pretrained'"),
-    (lambda: Settings(n_pad=10), ValueError, "n_pad", "in [0, 9]", "got 10"),
+    (lambda: mha.attention_explorer(sentences=["the cat"]), ValueError, "sentences",
+     "the model's words", "unknown: the, cat"),
+    (lambda: mha.attention_explorer(sentences=["a " * 11]), ValueError, "sentences",
+     "at most 10", "got 'a a"),
+    (lambda: mha.attention_explorer("agreement"), TypeError, "model", "a mha.training.Task",
+     "got str"),
+    (lambda: mha.attention_explorer(training.ToyModel(16)), TypeError, "vocab",
+     "mha.Vocab or the mha.training.Task", "got NoneType"),
+    (lambda: mha.attention_explorer(AGREEMENT, seed=7), ValueError, "seed", "one of",
+     "got 7"),
+    (lambda: mha.attention_explorer({}), ValueError, "model as a dict", "labels",
+     "got {}"),
+    (lambda: mha.attention_explorer({"a": mha.running_example(2), "b": PREVIOUS_WORD}),
+     ValueError, "model's entries", "same head counts", "a: [2], b: [1, 2, 4, 8]"),
 ]  # fmt: skip

@@ -179,8 +179,12 @@ BAD_INPUT = [
      "got Linear"),
     *[
         (lambda kwargs=kwargs: mha.from_torch(nn.MultiheadAttention(8, 2, **kwargs)),
-         ValueError, "torch_layer", "packed in_proj_weight with bias and no bias_k", "does not")
-        for kwargs in ({"kdim": 4}, {"bias": False}, {"add_bias_kv": True},
-                       {"add_zero_attn": True})
+         ValueError, "torch_layer", expected, given)
+        for kwargs, expected, given in (
+            ({"kdim": 4}, "kdim and vdim equal to embed_dim=8", "got kdim=4, vdim=8"),
+            ({"bias": False}, "biases on its projections", "got bias=False"),
+            ({"add_bias_kv": True}, "no bias_k/bias_v", "got add_bias_kv=True"),
+            ({"add_zero_attn": True}, "no add_zero_attn", "got add_zero_attn=True"),
+        )
     ],
 ]  # fmt: skip

@@ -156,7 +156,7 @@ BAD_MASKS = [
      "k_len) = (2, 2, 3, 7)", "mask of shape (3, 6)"),
     (torch.ones(3, 1, 1, K).bool(), ValueError, "mask", "does not broadcast", "of shape (3, 1, 1"),
     (one_value(0.5, torch.float32), ValueError, "mask", "only 0/False (blocked) and 1/True",
-     "got the value 0.5 (dtype torch.float32)"),
+     "got the value 0.5 (dtype torch.float32). A mask says which keys a query may attend to"),
     (one_value(2, torch.int64), ValueError, "mask", "only 0/False", "got the value 2 (dtype "
      "torch.int64)"),
     (one_value(float("-inf"), torch.float32), ValueError, "mask", "convert it with `mask == 0`",
@@ -195,3 +195,13 @@ BAD_INPUT = [
     (lambda: masks.to_nn_attn_mask(torch.ones(3, 3).bool(), (1, 1, 4, 4)), ValueError, "mask",
      "does not broadcast", "mask of shape (3, 3)"),
 ]  # fmt: skip
+
+
+def test_only_a_negative_mask_value_gets_the_hint_about_additive_masks():
+    """0.5 is no additive mask: its message says what a mask is instead."""
+    for value, hint in ((0.5, "`mask > 0`"), (float("-inf"), "`mask == 0`")):
+        with pytest.raises(ValueError) as info:
+            LAYER(QUERY, KEY, KEY, one_value(value, torch.float32))
+        assert hint in str(info.value)
+        other = "-inf" if value > 0 else "`mask > 0`"
+        assert other not in str(info.value).split("got the value")[1]

@@ -1,12 +1,11 @@
 """mha_setup, what a chapter's first cell runs once mha is installed: it installs
 what mha lacks without touching the platform's torch and kernel, refuses (in
 one line, on every run) a session that still runs replaced packages, and
-switches on Colab's widget manager. The explorer refuses ipywidgets 7 too."""
+switches on Colab's widget manager."""
 
 from __future__ import annotations
 
 import importlib.metadata as metadata
-import json
 import os
 import re
 import subprocess
@@ -18,18 +17,11 @@ from pathlib import Path
 import ipywidgets
 import nbformat
 import pytest
-from jupyter_client.kernelspec import KernelSpecManager
-from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 
-import mha
 import mha_setup
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
-import setup_cell  # noqa: E402
-
-sys.path.remove(str(ROOT / "scripts"))
+from booktools import setup_cell
+from booktools.book import ROOT
 
 
 @pytest.fixture
@@ -69,18 +61,36 @@ def pip(monkeypatch) -> Pip:
 
 
 def test_every_requirement_of_mha_has_the_form_the_set_up_reads():
-    requirements = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
-        "dependencies"
-    ]
-    assert requirements
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    extras = project["optional-dependencies"]
+    assert set(extras) == {mha_setup.EXTRA}, "the set-up installs this extra"
+    requirements = project["dependencies"] + extras[mha_setup.EXTRA]
     for requirement in requirements:
         assert mha_setup.REQUIREMENT.fullmatch(requirement), requirement
+    # As the installed package states them: the extra's with their marker.
+    for requirement in metadata.requires("mha"):
+        found = mha_setup.REQUIREMENT.fullmatch(requirement)
+        assert found, requirement
+        assert found.group(3) in (None, mha_setup.EXTRA), requirement
 
 
-def test_mha_says_the_version_it_is_installed_as():
-    """(Else the set-up would take every session for one that runs an old mha.)"""
+def test_the_layer_needs_no_figure_or_widget_package():
+    """`pip install mha` brings the layer's needs; the figures' and the
+    explorers' are the extra the set-up installs (and asks for: below)."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    assert mha.__version__ == project["version"] == metadata.version("mha")
+    names = {
+        mha_setup.REQUIREMENT.fullmatch(r).group(1) for r in project["dependencies"]
+    }
+    assert names == {"torch", "numpy"}
+    extra = {
+        mha_setup.REQUIREMENT.fullmatch(r).group(1)
+        for r in project["optional-dependencies"][mha_setup.EXTRA]
+    }
+    assert {"matplotlib", "pillow", "ipywidgets"} <= extra
+
+
+def test_this_session_runs_the_mha_that_is_installed():
+    """(Else the set-up would take every session for one that runs an old mha.)"""
     assert mha_setup.changed_since_loaded() == []
 
 
@@ -159,18 +169,6 @@ def test_a_session_running_replaced_packages_is_refused_on_every_run(
         assert "restart the kernel (on Colab: Runtime > Restart session)" in line
 
 
-def test_the_explorer_refuses_an_old_ipywidgets_in_one_line(old_widgets_loaded):
-    with pytest.raises(mha_setup.MhaSetupError) as stopped:
-        mha.attention_explorer(mode="live")  # whatever $MHA_EXPLORER says
-    (line,) = stopped.value._render_traceback_()
-    now = metadata.version("ipywidgets")
-    assert line == (
-        "MhaSetupError: mha needs ipywidgets 8 or newer, and this session runs "
-        f"ipywidgets 7.7.1 (ipywidgets {now} is installed now): restart the kernel "
-        "(on Colab: Runtime > Restart session) and run the chapter again."
-    )
-
-
 def test_with_an_old_ipywidgets_installed_too_it_says_to_install(
     old_widgets_loaded, versions
 ):
@@ -194,31 +192,11 @@ def test_on_colab_it_switches_on_the_widget_manager(monkeypatch):
 # -- In a real kernel, as a reader sees it ---------------------------------------------
 
 
-def test_in_a_kernel_that_loaded_ipywidgets_7_every_run_gives_one_line(tmp_path):
+def test_in_a_kernel_that_loaded_ipywidgets_7_every_run_gives_one_line(make_kernel):
     """Colab's case: ipywidgets 7 loaded, 8 installed since. The set-up cell, run
-    twice, and then the explorer each show one line saying what to do (Jupyter's
-    error output holds that line alone: no traceback)."""
-    kernel_dir = tmp_path / "kernels" / "here"
-    kernel_dir.mkdir(parents=True)
-    (kernel_dir / "kernel.json").write_text(
-        json.dumps(
-            {
-                "argv": [
-                    sys.executable,
-                    "-m",
-                    "ipykernel_launcher",
-                    "-f",
-                    "{connection_file}",
-                ],
-                "display_name": "this environment",
-                "language": "python",
-            }
-        )
-    )
-    kernel = KernelManager(
-        kernel_name="here",
-        kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernel_dir.parent)]),
-    )
+    twice, shows one line saying what to do each time (Jupyter's error output
+    holds that line alone: no traceback)."""
+    kernel = make_kernel()
     address = "https://github.com/someone/the-book"
     cell = setup_cell.render_for(address)
     notebook = nbformat.v4.new_notebook(
@@ -229,14 +207,9 @@ def test_in_a_kernel_that_loaded_ipywidgets_7_every_run_gives_one_line(tmp_path)
             ),
             nbformat.v4.new_code_cell(cell),
             nbformat.v4.new_code_cell(cell),
-            nbformat.v4.new_code_cell("import mha\nmha.attention_explorer()"),
         ]
     )
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("MHA_INSTALL_SOURCE", "MHA_EXPLORER")
-    }
+    env = {k: v for k, v in os.environ.items() if k != "MHA_INSTALL_SOURCE"}
     NotebookClient(notebook, km=kernel, timeout=120, allow_errors=True).execute(env=env)
 
     now = metadata.version("ipywidgets")
@@ -249,5 +222,4 @@ def test_in_a_kernel_that_loaded_ipywidgets_7_every_run_gives_one_line(tmp_path)
         lines.append(re.sub(r"\x1b\[[0-9;]*m", "", line))
     assert lines[0] == lines[1]
     assert f"(ipywidgets 7.7.1 → {now})" in lines[0]
-    assert f"runs ipywidgets 7.7.1 (ipywidgets {now} is installed now)" in lines[2]
     assert all("restart the kernel" in line for line in lines)

@@ -5,18 +5,14 @@ from __future__ import annotations
 import ast
 import json
 import re
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
-import setup_cell  # noqa: E402
-from toc import notebooks as chapters  # noqa: E402
+from booktools import setup_cell
+from booktools.book import ROOT, TOC, notebooks as chapters, parts
 
-sys.path.remove(str(ROOT / "scripts"))
 SETUP_CELL = setup_cell.render()
 
 
@@ -35,7 +31,7 @@ def test_there_are_chapters():
 
 def test_first_cell_is_the_setup_cell_and_solutions_are_folded(notebook):
     """Opened anywhere (Colab, Binder, a download), a chapter sets itself up: its first
-    code cell is exactly what scripts/setup_cell.py writes from its template, out
+    code cell is exactly what booktools.setup_cell writes from its template, out
     of the reader's way (removed from the site, folded in JupyterLab, a title on
     Colab); and the code of each solution is folded in JupyterLab."""
     cells = code_cells(notebook)
@@ -90,11 +86,11 @@ def test_every_cell_excused_from_nbval_says_why(notebook):
     )
 
 
-def test_explorers_were_stored_in_their_static_form_and_no_widget(notebook):
-    """A chapter that builds an explorer stores the web page's form of it (every
-    frame drawn), as ``make execute`` runs it; no chapter stores an ipywidget or
+def test_explorers_store_their_data_for_the_site_and_no_widget(notebook):
+    """A chapter that builds an explorer stores its data under the explorer's
+    output type (which the site renders); no chapter stores an ipywidget or
     widget state, which the book's pages cannot show."""
-    from mha.explorer.static import MIME
+    from mha.explorer.notebook import MIME
 
     for cell in code_cells(notebook):
         source = "".join(cell["source"])
@@ -247,3 +243,98 @@ def test_exercise_links_name_an_exercise_of_that_chapter(notebook):
         assert int(target[:2]) == int(chapter), f"exercise {chapter}.{number}"
         exercises = _markdown(json.loads((ROOT / "book" / target).read_text()))
         assert exercises.count("```{exercise}") >= int(number), target
+
+
+# What the reader reads: the core path within the two hours the intro promises.
+PART_1_WORDS = 8_000  # words of markdown, as written in the notebooks
+PART_1_CODE_LINES = 400  # non-blank lines of the code cells the site shows
+
+
+def _shown(cell: dict) -> bool:
+    tags = set(cell["metadata"].get("tags", []))
+    return cell["cell_type"] == "code" and not tags & {"remove-cell", "remove-input"}
+
+
+def _prose(markdown: str) -> str:
+    """The lines a reader reads: not a directive's fence or its options (an
+    ``:alt:`` text is for screen readers, a ``:label:`` for links)."""
+    return "\n".join(
+        line
+        for line in markdown.splitlines()
+        if not line.lstrip().startswith((":", "```"))
+    )
+
+
+def part_1_length(toc: Path = TOC) -> tuple[int, int]:
+    """Words of markdown and lines of visible code in the chapters of Part 1."""
+    words = lines = 0
+    for page in parts(toc)["The core path"]:
+        cells = json.loads((ROOT / f"{page}.ipynb").read_text())["cells"]
+        for cell in cells:
+            source = "".join(cell["source"])
+            if cell["cell_type"] == "markdown":
+                words += len(_prose(source).split())
+            elif _shown(cell):
+                lines += sum(1 for line in source.splitlines() if line.strip())
+    return words, lines
+
+
+def test_part_1_fits_an_evening():
+    words, lines = part_1_length()
+    assert words <= PART_1_WORDS, f"Part 1: {words:,} words of markdown"
+    assert lines <= PART_1_CODE_LINES, f"Part 1: {lines} lines of visible code"
+
+
+def _names(tree: ast.AST) -> tuple[set[str], set[str]]:
+    """The names a cell defines (assigned, imported, def/class, arguments) and
+    the names it reads."""
+    defined, read = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (read if isinstance(node.ctx, ast.Load) else defined).add(node.id)
+        elif isinstance(node, ast.FunctionDef | ast.ClassDef):
+            defined.add(node.name)
+        elif isinstance(node, ast.arg):
+            defined.add(node.arg)
+        elif isinstance(node, ast.alias):
+            defined.add((node.asname or node.name).split(".")[0])
+    return defined, read
+
+
+def names_from_removed_cells(notebook: dict) -> list[str]:
+    """Names a cell the site shows reads that only a removed cell (other than
+    the set-up cell) defined before it: a reader who copies the page's code gets
+    a NameError."""
+    seen, hidden, found = set(), set(), []
+    for cell in code_cells(notebook)[1:]:
+        defined, read = _names(_statements(cell))
+        if _shown(cell):
+            found += sorted((read - defined - seen) & hidden)
+            seen |= defined
+        else:
+            hidden |= defined
+    return found
+
+
+def test_visible_code_uses_no_name_of_a_removed_cell(notebook):
+    found = names_from_removed_cells(notebook)
+    assert not found, f"defined only in a removed cell: {found}"
+
+
+def test_a_name_of_a_removed_cell_is_found():
+    def cell(source, removed=False):
+        tags = ["remove-cell"] if removed else []
+        return {"cell_type": "code", "source": source, "metadata": {"tags": tags}}
+
+    setup = cell("x = 0", removed=True)  # the set-up cell does not count
+    notebook = {
+        "cells": [
+            setup,
+            cell("a = 1"),
+            cell("hidden = a + 1\nassert hidden", removed=True),
+            cell("print(a, x)"),
+            cell("def f(arg):\n    return arg + hidden\nprint(len(str(f)))"),
+            cell("hidden = 2\nprint(hidden)"),
+        ]
+    }
+    assert names_from_removed_cells(notebook) == ["hidden"]

@@ -3,28 +3,22 @@ legible on a phone (read off the stored fingerprints), every figure numbered
 and captioned, every diagram's text legible on a phone, and a chapter's MyST
 drawn by JupyterLab as the site draws it (no role it shows raw, exercises
 numbered as the text cites them, links to the API that name the package's
-objects). ``scripts/lab_markup.py`` rewrites a chapter's MyST to this form."""
+objects). ``booktools.lab_markup`` rewrites a chapter's MyST to this form."""
 
 from __future__ import annotations
 
 import importlib
 import json
 import re
-import sys
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import pytest
 
+from booktools import lab_markup
+from booktools.book import ROOT, notebooks as chapters
 from mha.plotting.core import HEAD_COLOURS
 from mha.plotting.screens import PHONE_COLUMN, SMALLEST_PX
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
-import lab_markup  # noqa: E402
-from toc import notebooks as chapters  # noqa: E402
-
-sys.path.remove(str(ROOT / "scripts"))
 
 CHAPTERS = pytest.mark.parametrize("path", chapters(), ids=lambda p: p.stem)
 
@@ -160,7 +154,7 @@ ROLE = re.compile(r"\{([a-z][\w:-]*)\}`")
 def test_no_role_that_jupyterlab_draws_raw(path):
     raw = sorted({m.group(1) for m in ROLE.finditer(_markdown(path))} - DRAWN_ROLES)
     assert not raw, (
-        f"roles JupyterLab shows as raw text: {raw} (scripts/lab_markup.py "
+        f"roles JupyterLab shows as raw text: {raw} (booktools.lab_markup "
         "turns them into links to the API page)"
     )
 
@@ -173,9 +167,7 @@ def test_no_role_runs_over_two_lines(path):
     """JupyterLab does not find the target of ``{ref}`title`` broken before
     its ``<label>`` (and says so in the console)."""
     split = SPLIT_ROLE.findall(_markdown(path))
-    assert not split, (
-        f"roles over two lines (scripts/lab_markup.py joins them): {split}"
-    )
+    assert not split, f"roles over two lines (booktools.lab_markup joins them): {split}"
 
 
 API_LINK = re.compile(r"\]\(api\.md#([^)\s]+)\)")
@@ -232,12 +224,12 @@ def test_exercises_carry_the_number_the_site_gives_them(path):
     given = [re.search(r":enumerator: (\S+)", block) for block in options]
     numbers = [m.group(1) if m else None for m in given]
     assert numbers == [f"{chapter}.{k}" for k in range(1, len(options) + 1)], (
-        "run scripts/lab_markup.py on this chapter"
+        "run python -m booktools.lab_markup on this chapter"
     )
 
 
 def test_the_script_makes_a_chapter_pass_the_checks():
-    """scripts/lab_markup.py on a chapter in the old form: roles become links
+    """booktools.lab_markup on a chapter in the old form: roles become links
     that resolve, exercises get their numbers, nothing else changes."""
     notebook = {
         "cells": [

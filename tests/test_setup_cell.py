@@ -3,7 +3,6 @@ reader opens a chapter outside the repository (Colab, Binder, a download)."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -16,15 +15,10 @@ from pathlib import Path
 import nbformat
 import pytest
 import yaml
-from jupyter_client.kernelspec import KernelSpecManager
-from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
-import setup_cell  # noqa: E402
-
-sys.path.remove(str(ROOT / "scripts"))
+from booktools import setup_cell
+from booktools.book import ROOT
 
 # The chapter the last test runs on its own: the first of _toc.yml (a short one).
 ALONE = setup_cell.chapters()[0]
@@ -306,7 +300,8 @@ def test_a_wheel_holds_what_src_holds_whatever_build_held(tmp_path):
     expected = {
         p.relative_to(src).as_posix()
         for p in src.rglob("*")
-        if p.is_file() and p.suffix in (".py", ".pt")
+        # the package's modules and weights, and the explorer's front end
+        if p.is_file() and p.suffix in (".py", ".pt", ".js", ".css")
     }
     assert shipped == expected
     assert "mha_setup.py" in shipped  # the set-up cell's module ships with mha
@@ -318,7 +313,7 @@ def test_a_wheel_holds_what_src_holds_whatever_build_held(tmp_path):
     reason="shares this environment's packages through "
     "symbolic links, which Windows grants only with extra rights",
 )
-def test_a_chapter_opened_alone_installs_mha_and_runs(tmp_path):
+def test_a_chapter_opened_alone_installs_mha_and_runs(tmp_path, make_kernel):
     """A chapter copied out of the repository runs top to bottom in a fresh virtual
     environment that lacks mha: its first cell installs mha (from a copy of this
     checkout instead of the repository's address: the tests have no network).
@@ -356,33 +351,9 @@ def test_a_chapter_opened_alone_installs_mha_and_runs(tmp_path):
     notebook = nbformat.read(chapter, as_version=4)
     notebook.cells.append(nbformat.v4.new_code_cell("import mha; print(mha.__file__)"))
 
-    kernel_dir = tmp_path / "kernels" / "fresh"
-    kernel_dir.mkdir(parents=True)
-    (kernel_dir / "kernel.json").write_text(
-        json.dumps(
-            {
-                "argv": [
-                    str(python),
-                    "-m",
-                    "ipykernel_launcher",
-                    "-f",
-                    "{connection_file}",
-                ],
-                "display_name": "a fresh environment",
-                "language": "python",
-            }
-        )
-    )
-    kernel = KernelManager(
-        kernel_name="fresh",
-        kernel_spec_manager=KernelSpecManager(kernel_dirs=[str(kernel_dir.parent)]),
-    )
+    kernel = make_kernel(python)
     # What a reader's kernel sees: none of the settings the book's own runs use.
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("MPLBACKEND", "MHA_EXPLORER", "PYTHONPATH")
-    }
+    env = {k: v for k, v in os.environ.items() if k not in ("MPLBACKEND", "PYTHONPATH")}
     env["MHA_INSTALL_SOURCE"] = str(package_copy(tmp_path / "checkout"))
     NotebookClient(
         notebook, km=kernel, timeout=120, resources={"metadata": {"path": str(reader)}}

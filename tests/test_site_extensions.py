@@ -1,15 +1,9 @@
-"""The site's own Sphinx extensions (_ext/), piece by piece: explorers turned
-into HTML with their frames as files, images given their size, line breaks in
-long code, page descriptions, deferred scripts. (The one-chapter build in
+"""The site's own Sphinx extensions (_ext/), piece by piece: images given
+their size, line breaks in long code, page descriptions, deferred scripts. (The one-chapter build in
 test_distribution.py loads them all together.)"""
 
 from __future__ import annotations
 
-import base64
-import json
-import logging
-import sys
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -17,90 +11,19 @@ from docutils import nodes
 from docutils.core import publish_doctree
 from PIL import Image
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "_ext"))
-import book_code  # noqa: E402
-import book_descriptions  # noqa: E402
-import book_explorers  # noqa: E402
-import book_images  # noqa: E402
-import book_layout  # noqa: E402
+from booktools.book import ROOT, load_extension
 
-import book  # noqa: E402
-
-sys.path.remove(str(ROOT / "_ext"))
-
-from mha.explorer.static import MIME  # noqa: E402
+book = load_extension("book")
+book_code = load_extension("book_code")
+citation_roles = load_extension("citation_roles")
+book_descriptions = load_extension("book_descriptions")
+book_images = load_extension("book_images")
+book_layout = load_extension("book_layout")
 
 
 def test_the_book_extension_loads_every_module_of_the_folder():
     modules = {path.stem for path in (ROOT / "_ext").glob("*.py")} - {"book"}
     assert set(book.EXTENSIONS) == modules
-    assert book_explorers.MIME == MIME
-
-
-# -- explorers ------------------------------------------------------------------------
-
-
-def png(colour) -> str:
-    from io import BytesIO
-
-    buffer = BytesIO()
-    Image.new("RGB", (2, 2), colour).save(buffer, format="PNG")
-    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode()
-
-
-def notebook(*outputs) -> str:
-    cell = {
-        "cell_type": "code",
-        "source": "x",
-        "metadata": {},
-        "outputs": list(outputs),
-    }
-    return json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4})
-
-
-def fake_app(docname: str):
-    env = SimpleNamespace(doc2path=lambda name: Path(f"/book/{name}.ipynb"))
-    builder = SimpleNamespace(get_target_uri=lambda name: f"{name}.html")
-    return SimpleNamespace(env=env, builder=builder)
-
-
-def test_an_explorer_becomes_html_and_its_images_files():
-    red, blue = png("red"), png("blue")
-    page = f'<div class="mha-explorer"><img src="{red}"><script>["{red}","{blue}"]</script></div>'
-    output = {"output_type": "display_data", "metadata": {},
-              "data": {MIME: page, "text/html": "<p>run me</p>", "text/plain": "x"}}  # fmt: skip
-    app = fake_app("book/chapter")
-    source = [notebook(output)]
-    book_explorers.explorers_to_html(app, "book/chapter", source)
-    data = json.loads(source[0])["cells"][0]["outputs"][0]["data"]
-    assert list(data) == ["text/html"]  # the page alone: not the note, not the text
-    files = app.env.book_explorer_images["book/chapter"]
-    assert len(files) == 2  # each image once, however often the page names it
-    for name, content in files.items():
-        assert name.endswith(".png") and content.startswith(b"\x89PNG")
-        assert data["text/html"].count(f"../_images/explorer/{name}") >= 1
-    assert "data:" not in data["text/html"]
-
-
-def test_other_notebooks_and_pages_are_left_alone():
-    app = fake_app("book/chapter")
-    plain = [notebook({"output_type": "stream", "name": "stdout", "text": "hi"})]
-    before = plain[0]
-    book_explorers.explorers_to_html(app, "book/chapter", plain)
-    assert plain[0] == before
-    app.env.doc2path = lambda name: Path("/book/intro.md")
-    markdown = ["# A page that names " + MIME]
-    book_explorers.explorers_to_html(app, "book/intro", markdown)
-    assert markdown == ["# A page that names " + MIME]
-
-
-def test_a_notebook_with_an_ipywidget_is_a_warning(caplog):
-    view = {"output_type": "display_data", "metadata": {},
-            "data": {"application/vnd.jupyter.widget-view+json": {"model_id": "1"}}}  # fmt: skip
-    with caplog.at_level(logging.WARNING):
-        book_explorers.explorers_to_html(fake_app("c"), "c", [notebook(view)])
-    assert "ipywidget" in caplog.text and "no widget manager" in caplog.text
 
 
 # -- images, code, descriptions, scripts -----------------------------------------------
@@ -113,7 +36,7 @@ def test_an_image_is_shown_at_its_given_size_or_its_file_s(tmp_path):
     given = nodes.image(uri="a.png", width="720px", height="460px")
     assert book_images.shown_size(given, tmp_path) == (720, 460)
     assert book_images.shown_size(nodes.image(uri="a.png"), tmp_path) == (30, 20)
-    assert book_images.shown_size(nodes.image(uri="b.svg"), tmp_path) == (300, 150)
+    assert book_images.shown_size(nodes.image(uri="b.svg"), tmp_path) is None  # no size
     assert book_images.shown_size(nodes.image(uri="c.svg"), tmp_path) == (40, 10)
     assert book_images.shown_size(nodes.image(uri="missing.png"), tmp_path) is None
     assert book_images.shown_size(nodes.image(uri="https://x/y.png"), tmp_path) is None
@@ -178,3 +101,26 @@ def test_scripts_load_deferred_but_the_options_script(attributes, deferred):
     assert book_layout.without_script(tag, "_static/scripts/fontawesome.js") == (
         '<link rel="stylesheet">'
     )
+
+
+def test_bibliography_entries_are_list_items():
+    """docutils' HTML writer with the extension's citation visitor (bound to
+    the writer as Sphinx binds a node's handlers): a list of list items."""
+    from types import MethodType
+
+    from docutils.core import publish_parts
+    from docutils.writers import html5_polyglot
+
+    class Translator(html5_polyglot.HTMLTranslator):
+        def __init__(self, document):
+            super().__init__(document)
+            self.visit_citation = MethodType(citation_roles.visit_citation, self)
+            self.depart_citation = MethodType(citation_roles.depart_citation, self)
+
+    writer = html5_polyglot.Writer()
+    writer.translator_class = Translator
+    source = "See [Ab]_ and [Cd]_.\n\n.. [Ab] A book.\n.. [Cd] Another book.\n"
+    body = publish_parts(source, writer=writer)["body"]
+    assert body.count('<div role="list"') == 1
+    assert body.count('role="listitem"') == 2 and "doc-biblioentry" not in body
+    assert body.count('class="citation"') == 2

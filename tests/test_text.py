@@ -88,10 +88,24 @@ BAD_INPUT = [
      "got a single str"),
     (lambda: Vocab(["ok", ""]), TypeError, "words", "non-empty strings", "got ''"),
     (lambda: Vocab(["ok", 3]), TypeError, "words", "non-empty strings", "got 3"),
-    (lambda: Vocab(ITOS).decode([1, 7]), ValueError, "ids[i]", "in [0, 6]", "got 7"),
+    (lambda: Vocab(ITOS).decode([1, 7]), ValueError, "ids[1]", "in [0, 6]", "got 7"),
+    (lambda: Vocab("the cat"), TypeError, "words", "a list of tokens",
+     "got a single str 'the cat'"),
+    (lambda: Vocab(ITOS).encode(["cat", 3]), TypeError, "text", "a list of tokens (strs)",
+     "got int 3 at text[1]"),
     (lambda: Vocab(ITOS).decode(torch.tensor([[1, 2]])), ValueError, "ids", "one-dimensional",
      "got shape (1, 2)"),
     (lambda: Vocab(ITOS).encode_batch(["a b c", "a"], length=2), ValueError, "length",
      "at least the longest sentence (3 tokens)", "got 2"),
     (lambda: Vocab(ITOS).encode_batch([]), ValueError, "sentences", "non-empty list", "got []"),
 ]  # fmt: skip
+
+
+def test_tokens_within_a_length_or_a_clear_error():
+    from mha.text import tokens_within
+
+    assert tokens_within("The cat sat.", 3) == ["the", "cat", "sat"]
+    with pytest.raises(ValueError, match="sentence must have at most 2 words .* got 3"):
+        tokens_within("The cat sat.", 2)
+    with pytest.raises(ValueError, match="text must contain at least one word"):
+        tokens_within("?!", 2)

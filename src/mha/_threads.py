@@ -1,4 +1,4 @@
-"""Running PyTorch on one CPU thread for a while."""
+"""Running PyTorch on a given number of CPU threads for a while."""
 
 from __future__ import annotations
 
@@ -9,15 +9,22 @@ import torch
 
 
 @contextlib.contextmanager
-def one_thread() -> Iterator[None]:
+def threads(count: int | None) -> Iterator[None]:
+    """Run the block on ``count`` threads (``None``: PyTorch's setting as it
+    is), then restore PyTorch's setting."""
+    previous = torch.get_num_threads()
+    if count is not None:
+        torch.set_num_threads(count)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(previous)
+
+
+def one_thread() -> contextlib.AbstractContextManager[None]:
     """Run the block on one thread, then restore PyTorch's setting.
 
     For tiny tensors one thread is the fastest, and it does not wait for
     other threads when the machine is busy; training is also repeatable.
     """
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(threads)
+    return threads(1)

@@ -74,8 +74,8 @@ def scaled_dot_product(Q: torch.Tensor, K: torch.Tensor) -> torch.Tensor:
             f"got {tuple(Q.shape)} and {tuple(K.shape)}"
         )
     d_key = Q.size(-1)
-    scores = Q @ K.transpose(-2, -1)  # (batch, n_heads, q_len, k_len)
-    return scores / math.sqrt(d_key)  # (batch, n_heads, q_len, k_len)
+    Q = Q / math.sqrt(d_key)  # (batch, n_heads, q_len, d_key): divides every score
+    return Q @ K.transpose(-2, -1)  # (batch, n_heads, q_len, k_len)
 
 
 def attention_probs(
@@ -98,9 +98,11 @@ def attention_probs(
         return scores.softmax(dim=-1)  # (batch, n_heads, q_len, k_len)
     allowed = check_mask(mask, tuple(scores.shape), device=scores.device)  # bool
     scores = scores.masked_fill(~allowed, float("-inf"))  # blocked keys: -inf
-    probs = scores.softmax(dim=-1)  # NaN in a row whose keys are all -inf
+    probs = scores.softmax(dim=-1)  # (batch, n_heads, q_len, k_len)
     no_key = ~allowed.any(dim=-1, keepdim=True)  # (..., q_len, 1): all keys blocked
-    return probs.masked_fill(no_key, 0.0)  # (batch, n_heads, q_len, k_len)
+    if no_key.any():  # softmax gave NaN there: such a query attends to nothing
+        probs = probs.masked_fill(no_key, 0.0)
+    return probs
 
 
 def merge_heads(x: torch.Tensor) -> torch.Tensor:
@@ -121,8 +123,9 @@ class MultiHeadAttention(nn.Module):
         d_model: size of each input and output vector.
         n_heads: number of heads; must divide ``d_model``. Each head works on
             ``d_key = d_model // n_heads`` features.
-        dropout: dropout probability on the attention probabilities (active
-            only in training mode; call ``.eval()`` for repeatable numbers).
+        dropout: dropout probability on the attention probabilities; 0.0 by
+            default, as in ``nn.MultiheadAttention`` (when above 0, active only
+            in training mode: call ``.eval()`` for repeatable numbers).
         device, dtype: where and in which precision the weights are made, as
             for ``nn.Linear``.
 
@@ -160,7 +163,7 @@ class MultiHeadAttention(nn.Module):
         self,
         d_model: int = 512,
         n_heads: int = 8,
-        dropout: float = 0.1,
+        dropout: float = 0.0,
         device: torch.device | str | None = None,
         dtype: torch.dtype | None = None,
     ):

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import torch
 
+from mha import _threads
 from mha._checks import check_int
 
 
@@ -191,10 +192,7 @@ def time_interleaved(
         check_int("threads", threads)
     names = list(fns)
     times: dict[str, list[float]] = {name: [] for name in names}
-    previous = torch.get_num_threads()
-    if threads is not None:
-        torch.set_num_threads(threads)
-    try:
+    with _threads.threads(threads):
         for _ in range(warmup):
             for name in names:
                 fns[name]()
@@ -204,8 +202,6 @@ def time_interleaved(
                 start = time.perf_counter()
                 fns[name]()
                 times[name].append(time.perf_counter() - start)
-    finally:
-        torch.set_num_threads(previous)
     return {name: statistics.median(times[name]) for name in names}
 
 
@@ -267,17 +263,15 @@ def profile_forward(fn: Callable[[], object]) -> ForwardProfile:
     # error at every start and stop; its log level 6 silences that. It is read
     # when the profiler first starts, and a level set by the user is kept.
     os.environ.setdefault("KINETO_LOG_LEVEL", "6")
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        with torch.profiler.profile(
+    with (
+        _threads.one_thread(),
+        torch.profiler.profile(
             activities=[torch.profiler.ProfilerActivity.CPU],
             profile_memory=True,
             with_flops=True,
-        ) as prof:
-            fn()
-    finally:
-        torch.set_num_threads(threads)
+        ) as prof,
+    ):
+        fn()
     events = sorted(prof.events(), key=lambda event: event.time_range.start)
     # Each operator's own net allocation (what it allocated minus what it
     # freed), counted as held from its start if positive, released at its end

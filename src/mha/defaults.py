@@ -11,9 +11,14 @@ SENTENCES = (
     "This is a basic example paragraph.",
     "Hello, what is a basic split?",
 )
+#: The width of every vector, and the running example's number of heads.
 D_MODEL = 8
 N_HEADS = 4
-MAX_LENGTH = 10  # the longest sentence the position code covers
+#: The longest sentence the position code covers.
+MAX_LENGTH = 10
+#: The dropout of the running example's position code and layer (training mode only).
 DROPOUT = 0.1
+#: The seed of the running example's random layer.
 SEED = 0
+#: The running example computes in float64, for the same printed digits everywhere.
 DTYPE = torch.float64

@@ -40,7 +40,7 @@ from mha.training import PREVIOUS_WORD, load
 
 __all__ = ["SENTENCES", "WEIGHTS", "RunningExample", "running_example"]
 
-#: What the running example's layer can hold (the trained layer, or random draws).
+#: The two layers the running example can hold, trained or random.
 WEIGHTS = ("trained", "random")
 
 

@@ -69,16 +69,19 @@ def from_torch(torch_layer: nn.MultiheadAttention) -> MultiHeadAttention:
         raise TypeError(
             f"torch_layer must be a nn.MultiheadAttention, got {type(torch_layer).__name__}"
         )
-    if (
-        torch_layer.in_proj_weight is None
-        or torch_layer.in_proj_bias is None
-        or torch_layer.bias_k is not None
-        or torch_layer.add_zero_attn
-    ):
-        raise ValueError(
-            "torch_layer must use a packed in_proj_weight with bias and no bias_k/bias_v "
-            "or add_zero_attn; this one does not"
-        )
+    # What a mha.MultiHeadAttention cannot hold, each with what this layer has.
+    unsupported = {
+        f"kdim and vdim equal to embed_dim={torch_layer.embed_dim} (one packed "
+        f"in_proj_weight), got kdim={torch_layer.kdim}, vdim={torch_layer.vdim}": (
+            torch_layer.in_proj_weight is None
+        ),
+        "biases on its projections, got bias=False": torch_layer.in_proj_bias is None,
+        "no bias_k/bias_v, got add_bias_kv=True": torch_layer.bias_k is not None,
+        "no add_zero_attn, got add_zero_attn=True": torch_layer.add_zero_attn,
+    }
+    for needed, missing in unsupported.items():
+        if missing:
+            raise ValueError(f"torch_layer must have {needed}")
     d_model = torch_layer.embed_dim
     weight = torch_layer.in_proj_weight
     layer = MultiHeadAttention(

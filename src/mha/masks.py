@@ -129,10 +129,17 @@ def check_mask(
         allowed = mask == 1
         odd = ~allowed & (mask != 0)  # neither 0 nor 1
         if odd.any():
+            value = mask[odd][0].item()
+            hint = (
+                "An additive mask of 0 and -inf is PyTorch's convention; convert it "
+                "with `mask == 0`."
+                if value < 0
+                else "A mask says which keys a query may attend to, not how much: "
+                "make it bool, e.g. `mask > 0`."
+            )
             raise ValueError(
                 "mask must hold only 0/False (blocked) and 1/True (may attend), "
-                f"got the value {mask[odd][0].item()} (dtype {mask.dtype}). An additive mask "
-                "of 0 and -inf is PyTorch's convention; convert it with `mask == 0`."
+                f"got the value {value} (dtype {mask.dtype}). {hint}"
             )
     if not allowed.any():
         raise ValueError(

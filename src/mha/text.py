@@ -54,6 +54,22 @@ def tokenize(text: str) -> list[str]:
     return tokens
 
 
+def tokens_within(text: str, max_length: int, name: str = "sentence") -> list[str]:
+    """``tokenize(text)``, for a model whose positions go up to ``max_length``.
+
+    Raises:
+        TypeError, ValueError: as :func:`tokenize`; and a ValueError naming
+            ``name`` when ``text`` has more than ``max_length`` words.
+    """
+    tokens = tokenize(text)
+    if len(tokens) > max_length:
+        raise ValueError(
+            f"{name} must have at most {max_length} words (the positions the "
+            f"positional encoding covers), got {len(tokens)}"
+        )
+    return tokens
+
+
 class Vocab:
     """A word ↔ id table with ``<pad>`` = 0 and ``<unk>`` = 1.
 
@@ -67,6 +83,11 @@ class Vocab:
     """
 
     def __init__(self, words: Iterable[str]):
+        if isinstance(words, str):
+            raise TypeError(
+                f"words must be a list of tokens, got a single str {words!r}; "
+                "build a vocabulary from sentences with Vocab.from_corpus"
+            )
         words = list(words)
         for word in words:
             if not isinstance(word, str) or not word:
@@ -105,6 +126,12 @@ class Vocab:
         Words the vocabulary does not hold become ``<unk>``.
         """
         tokens = tokenize(text) if isinstance(text, str) else list(text)
+        for i, token in enumerate(tokens):
+            if not isinstance(token, str):
+                raise TypeError(
+                    f"text must be a str or a list of tokens (strs), got "
+                    f"{type(token).__name__} {token!r} at text[{i}]"
+                )
         return [self.stoi.get(token, self.unk_id) for token in tokens]
 
     def decode(self, ids: Iterable[int] | torch.Tensor) -> list[str]:
@@ -116,8 +143,8 @@ class Vocab:
                 )
             ids = ids.tolist()
         return [
-            self.itos[check_int("ids[i]", i, minimum=0, maximum=len(self) - 1)]
-            for i in ids
+            self.itos[check_int(f"ids[{n}]", i, minimum=0, maximum=len(self) - 1)]
+            for n, i in enumerate(ids)
         ]
 
     def encode_batch(

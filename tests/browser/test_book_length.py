@@ -1,17 +1,13 @@
 """The reader's time: the book's prose stays within the words it may take
-(scripts/wordcount.py counts them on the built pages; its LIMITS say how many)."""
+(booktools.wordcount counts them on the built pages; its LIMITS say how many)."""
 
 from __future__ import annotations
 
-import sys
-
 import pytest
-from conftest import ROOT, SITE, TOC
 
-sys.path.insert(0, str(ROOT / "scripts"))
-import wordcount  # noqa: E402
+from booktools import wordcount
+from booktools.book import SITE, TOC
 
-sys.path.remove(str(ROOT / "scripts"))
 pytestmark = pytest.mark.browser
 
 

@@ -1,13 +1,16 @@
 """How explorers and choices look: one label column, buttons that say which
-one is chosen, the page's own colours in light and dark mode, and a picture
-that keeps its white ground; a choice shows the panel of its option."""
+one is chosen, the page's own colours in light and dark mode; the maps'
+text at 9 CSS px or more on a phone, drawn as text (sharp at any pixel
+density), readable on the dark page, blocked keys marked as blocked; a
+choice shows the panel of its option."""
 
 from __future__ import annotations
 
 import pytest
-from conftest import PAGES, fullest_explorer_page
-from explorers import EXPLORER, options, pick
-from test_pages import DESKTOP, PHONE, resize, settle
+
+from booktools.book import PAGES, fullest_explorer_page
+from booktools.explorers import EXPLORER, options, pick, wait_until_drawn
+from booktools.pages import DESKTOP, PHONE, resize, settle
 
 pytestmark = pytest.mark.browser
 
@@ -76,7 +79,7 @@ def test_controls_line_up_in_one_column(open_page):
         page, _ = open_page(path, width=PHONE)
         settle(page)
         root = page.locator(f"{EXPLORER}, .mha-choice").first
-        if root.locator("[data-reveals]").count():
+        if root.locator('[name="mask"]').count():
             pick(root, "mask", options(root, "mask").index("padding"))
         for width in (PHONE, DESKTOP):
             resize(page, width)
@@ -113,36 +116,73 @@ DARK_JS = (
     + """
     (root => {
         const texts = [...root.querySelectorAll('.mha-label, .mha-readout, figcaption,'
-                                              + ' .mha-button > span, select')]
+                                              + ' .mha-button > span, select, .mha-description')]
             .filter(el => el.offsetParent !== null && el.textContent.trim());
-        const [under, over] = root.querySelectorAll('.mha-picture img');
-        return {panel: luminance(background(root)), page: luminance(background(document.body)),
-                picture: getComputedStyle(under.parentNode).backgroundColor,
-                maps: getComputedStyle(over).backgroundColor,
-                contrasts: texts.map(el => [el.textContent.trim(), contrast(el)])};
+        const page = background(document.body);
+        const ink = [...root.querySelectorAll('svg .mha-ink')].map(t => {
+            const [x, y] = [luminance(rgb(getComputedStyle(t).fill)), luminance(page)];
+            return [t.textContent, (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05)];
+        });
+        return {panel: luminance(background(root)), page: luminance(page),
+                contrasts: texts.map(el => [el.textContent.trim(), contrast(el)]).concat(ink)};
     })"""
 )
 
 
 def test_explorers_sit_on_the_dark_page(browser, site_url):
     """In dark mode an explorer has no light panel of its own: its labels,
-    buttons and caption stand on the page's dark background, readable; the
-    picture keeps its white ground under both its layers."""
+    buttons, caption and the maps' titles and labels stand on the page's dark
+    background, readable."""
     context = browser.new_context(
         color_scheme="dark", viewport={"width": DESKTOP, "height": 900}
     )
     try:
         page = context.new_page()
         page.goto(site_url + fullest_explorer_page(), wait_until="networkidle")
-        found = page.locator(EXPLORER).first.evaluate(DARK_JS)
+        root = page.locator(EXPLORER).first
+        wait_until_drawn(root)
+        found = root.evaluate(DARK_JS)
     finally:
         context.close()
     assert found["page"] < 0.05 and found["panel"] == found["page"]
-    assert found["picture"] == "rgb(255, 255, 255)"
-    assert found["maps"] == "rgba(0, 0, 0, 0)"  # the labels under it stay visible
-    assert len(found["contrasts"]) >= 6
+    assert len(found["contrasts"]) >= 20
     low = [(text, round(ratio, 2)) for text, ratio in found["contrasts"] if ratio < 4.5]
     assert low == []
+
+
+# Every text of the maps: its font size as drawn on the screen (CSS px), and
+# whether it is SVG text (drawn as text, sharp at any pixel density).
+TEXT_SIZES_JS = """(root) => [...root.querySelectorAll('svg.mha-maps text')].map(t => {
+    const box = t.getBoundingClientRect(), svg = t.ownerSVGElement;
+    const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+    return [t.textContent, parseFloat(getComputedStyle(t).fontSize) * scale, box.width > 0];
+})"""
+
+
+@pytest.mark.parametrize("width", [PHONE, DESKTOP])
+def test_the_maps_text_is_legible_on_a_phone_and_marks_blocked_keys(open_page, width):
+    """At a 360 px column (and on a laptop) every label, number and title of
+    the maps is SVG text of 9 CSS px or more; with the padding mask the
+    blocked keys are hatched grey cells without a number, and the colour
+    bar's legend says "blocked"."""
+    page, _ = open_page(fullest_explorer_page(), width=width)
+    root = page.locator(EXPLORER).first
+    wait_until_drawn(root)
+    pick(root, "mask", options(root, "mask").index("padding"))
+    sizes = root.evaluate(TEXT_SIZES_JS)
+    assert len(sizes) > 30
+    small = [
+        (text, round(size, 1)) for text, size, drawn in sizes if size < 9 or not drawn
+    ]
+    assert small == []
+    texts = [text for text, _, _ in sizes]
+    assert "blocked" in texts and "head 0" in texts and "key (attended to)" in texts
+    blocked = root.locator('svg rect[data-p="blocked"]')
+    assert blocked.count() > 0
+    assert all(f.startswith("url(#") for f in blocked.evaluate_all(
+        "rs => rs.map(r => r.getAttribute('fill'))"))  # fmt: skip
+    svg = root.locator("svg.mha-maps")
+    assert svg.evaluate("s => s.getBoundingClientRect().right") <= width
 
 
 def test_a_choice_shows_the_panel_of_its_option(open_page):

@@ -1,93 +1,65 @@
 """The explorers on the built site: every control of every explorer shows, in
-the browser and with no kernel, the frame the package draws for what the
-form says; with the mouse, with the keyboard, from file://, and on a slow
-network, where a tap made before the page's script or the frame has arrived
-is not lost. Frames are recognised by their caption, which states every
-setting (not by their PNG bytes, which may differ between machines)."""
+the browser and with no kernel, the picture the package computes for what
+the controls say (each cell's probability, number and colour, the title, the
+answers); with the mouse and with the keyboard, and from file://. Each
+page's explorer holds the weights its chapter's call gives, and loads nothing
+but the site's own explorer.js and explorer.css."""
 
 from __future__ import annotations
 
 import pytest
-from conftest import fullest_explorer_page
-from explorers import (
+
+from booktools.book import ROOT, fullest_explorer_page
+from booktools.explorers import (
     EXPLORER,
-    SHOWN_JS,
-    STATE_JS,
+    chapter_explorer,
+    check_picture,
     control,
-    expected_caption,
-    frame_list,
+    controls,
+    data,
     kind,
     options,
     pick,
-    setting_of,
-    settings,
-    settings_of,
     shown,
-    wait_for_caption,
+    value_of,
+    wait_until_drawn,
 )
-from test_pages import settle
-
-from mha.explorer.frames import ALT
 
 pytestmark = pytest.mark.browser
 
 
 def open_explorers(open_page, path, **kwargs):
     page, log = open_page(path, **kwargs)
-    settle(page)
-    return page, log, page.locator(EXPLORER).all()
+    roots = page.locator(EXPLORER).all()
+    for root in roots:
+        wait_until_drawn(root)
+    return page, log, roots
 
 
-# Everything the figure and the form say at once (one call to the page).
-LOOK_JS = f"""(root) => {{
-    const data = JSON.parse(root.querySelector('script.mha-frames').textContent);
-    const padding = root.querySelector('.mha-revealed');
-    return {{
-        state: ({STATE_JS})(root),
-        shown: ({SHOWN_JS})(root),
-        frames: Object.values(data.frames).map(f => [data.images[f[0]], data.images[f[1]],
-                                                     f[2]]),
-        sliders: [...root.querySelectorAll('input[type=range]')].map(s => [
-            JSON.parse(s.dataset.labels)[s.value], s.getAttribute('aria-valuetext'),
-            s.parentNode.querySelector('output').textContent]),
-        padding: padding ? padding.offsetParent !== null : null,
-    }};
-}}"""
-
-
-def assert_shows_its_frame(root) -> None:
-    """The figure shows the frame of the form's settings: its caption, its alt
-    text, the two images listed for it; the sliders' readouts say their value,
-    and the padding slider shows with the padding mask only."""
-    expected = expected_caption(settings(root))
-    wait_for_caption(root, expected)
-    look = root.evaluate(LOOK_JS)
-    now = look["shown"]
-    listed = [f for f in look["frames"] if f[2] == expected]
-    assert len(listed) == 1, f"{len(listed)} frames say {expected!r}"
-    assert [now["background"], now["maps"]] == listed[0][:2]
-    assert now["alt"] == ALT + expected
-    for value, spoken, readout in look["sliders"]:
-        assert value == spoken == readout
-    if look["padding"] is not None:
-        assert look["padding"] == (settings_of(look["state"]).mask == "padding")
-
-
-def test_every_control_shows_its_frame(open_page, explorer_page_path):
+def test_every_control_shows_the_package_s_picture(open_page, explorer_page_path):
     """Every option of every control, chosen with the mouse."""
     page, log, roots = open_explorers(open_page, explorer_page_path)
-    assert roots, "no explorer on the page"
-    for root in roots:
-        root.scroll_into_view_if_needed()
-        assert_shows_its_frame(root)
-        for name in frame_list(root)["controls"]:
-            if not control(root, name).first.is_visible():  # the padding slider
-                pick(root, "mask", options(root, "mask").index("padding"))
-            texts = options(root, name)
-            for index in [*range(len(texts))[::-1], 0]:
-                pick(root, name, index)
-                assert getattr(settings(root), name) == setting_of(name, texts[index])
-                assert_shows_its_frame(root)
+    explorer = chapter_explorer(explorer_page_path, ROOT)
+    assert len(roots) == 1
+    root = roots[0]
+    assert data(root) == explorer.data  # the chapter's weights
+    root.scroll_into_view_if_needed()
+    check_picture(root, explorer)
+    for name in ("option", "sentence", "mask", "nPad", "nHeads"):
+        if not control(root, name).count():
+            continue
+        if not control(root, name).first.is_visible():  # the padding slider
+            pick(root, "mask", options(root, "mask").index("padding"))
+        texts = options(root, name)
+        for index in [*range(len(texts))[::-1], 0]:
+            pick(root, name, index)
+            assert shown(root)["state"][name] == value_of(name, texts[index])
+            check_picture(root, explorer)
+    explorer_files = [u for u in log.requested if "/_static/explorer" in u]
+    assert sorted(u.split("?")[0].rsplit("/", 1)[1] for u in explorer_files) == [
+        "explorer.css",
+        "explorer.js",
+    ]
     assert log.problems() == [], "\n".join(log.problems())
 
 
@@ -96,33 +68,34 @@ def test_every_control_works_with_the_keyboard_and_has_a_name(open_page):
     (what a screen reader announces); arrow keys and Home/End change it."""
     page, log, roots = open_explorers(open_page, fullest_explorer_page())
     root = roots[0]
-    names = frame_list(root)["controls"]
+    explorer = chapter_explorer(fullest_explorer_page(), ROOT)
     pick(root, "mask", options(root, "mask").index("padding"))  # every control shown
-    labels = {"buttons": "radio", "menu": "combobox", "slider": "slider"}
+    names = [
+        n
+        for n in controls(root)
+        if n in ("option", "sentence", "mask", "nPad", "nHeads")
+    ]
+    assert names == ["option", "sentence", "mask", "nPad", "nHeads"]
+    roles = {"buttons": "radio", "menu": "combobox", "slider": "slider"}
     for name in names:
-        role = labels[kind(root, name)]
-        label = root.locator(f'[name="{name}"]').first.evaluate(
-            "c => (c.closest('fieldset')?.querySelector('legend')"
-            " || c.labels[0]).textContent"
+        label = control(root, name).first.evaluate(
+            "c => (c.closest('fieldset')?.querySelector('legend') || c.labels[0]).textContent"
         )
-        if role == "radio":
+        if kind(root, name) == "buttons":
             assert root.get_by_role("group", name=label).count() == 1
             for text in options(root, name):
                 assert root.get_by_role("radio", name=text, exact=True).count() == 1
         else:
-            assert root.get_by_role(role, name=label).count() == 1
-    # From the first control to the last, one Tab each.
-    root.locator(
-        f'[name="{names[0]}"]:checked, select[name="{names[0]}"], '
-        f'input[type=range][name="{names[0]}"]'
-    ).first.focus()
-    for i, name in enumerate(names):
-        if i:
-            page.keyboard.press("Tab")
-        focused = page.evaluate("document.activeElement.name")
-        assert focused == name, f"Tab reached {focused}, not {name}"
+            assert root.get_by_role(roles[kind(root, name)], name=label).count() == 1
+    assert root.get_by_role("textbox", name="Or type:").count() == 1
+    assert root.get_by_role("img").count() == 1  # the maps, described in words
+    for name in names:
+        first = root.locator(
+            f'[name="{name}"]:checked, select[name="{name}"], input[type=range][name="{name}"]'
+        ).first
+        first.focus()
         texts = options(root, name)
-        start = texts.index(str(getattr(settings(root), name)))
+        start = texts.index(str(shown(root)["state"][name]))
         steps = {
             "buttons": [("ArrowRight", (start + 1) % len(texts)), ("ArrowLeft", start)],
             "menu": [("End", -1), ("Home", 0), ("ArrowDown", 1)],
@@ -130,100 +103,23 @@ def test_every_control_works_with_the_keyboard_and_has_a_name(open_page):
         }[kind(root, name)]
         for key, index in steps:
             page.keyboard.press(key)
-            assert getattr(settings(root), name) == setting_of(name, texts[index]), key
-            assert_shows_its_frame(root)
+            assert shown(root)["state"][name] == value_of(name, texts[index]), key
+            check_picture(root, explorer)
+    # From the first control to the last, one Tab each (the text box, its
+    # button and the words' list sit between the sentence and the mask).
+    root.locator('[name="option"]:checked').focus()
+    reached = [page.evaluate("document.activeElement.name")]
+    for _ in range(8):
+        page.keyboard.press("Tab")
+        reached.append(page.evaluate("document.activeElement.name || ''"))
+    order = [n for n in reached if n in names]
+    assert order == names, reached
     assert log.problems() == [], "\n".join(log.problems())
 
 
-def slow_phone(browser, url_base):
-    """A phone on a slow network (Lighthouse's slow 4G), with touch."""
-    context = browser.new_context(
-        viewport={"width": 390, "height": 800}, has_touch=True, is_mobile=True
-    )
-    page = context.new_page()
-    cdp = context.new_cdp_session(page)
-    cdp.send("Network.enable")
-    cdp.send(
-        "Network.emulateNetworkConditions",
-        {"offline": False, "latency": 150, "downloadThroughput": 1.6e6 / 8,
-         "uploadThroughput": 750e3 / 8},
-    )  # fmt: skip
-    return context, page
-
-
-def test_taps_on_a_slow_network_are_never_lost(browser, site_url):
-    """On a slow network the controls are on screen before the script that
-    switches frames (held back here until after the tap): the tapped button is
-    chosen at once, and the figure shows its frame when the script runs. Then
-    two quick taps whose frames are both still to be fetched: the figure ends
-    on the frame of the last (never the first's, arriving late)."""
-    context, page = slow_phone(browser, site_url)
-    held = []
-    context.route("**/explorer.js*", lambda route: held.append(route))
-    errors = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    try:
-        page.goto(site_url + fullest_explorer_page(), wait_until="commit")
-        root = page.locator(EXPLORER).first
-        button = root.locator('label:has(> input[name="mask"][value="1"])')
-        button.wait_for(state="visible", timeout=60_000)
-        first = shown(root).caption
-        button.scroll_into_view_if_needed()
-        button.tap()
-        assert settings(root).mask == options(root, "mask")[1]  # chosen at once
-        page.wait_for_timeout(300)
-        assert shown(root).caption == first and held, "the script ran too early"
-        held[0].continue_()
-        wait_for_caption(root, expected_caption(settings(root)), timeout_ms=60_000)
-
-        control(root, "sentence").select_option("2")  # far from the frames fetched:
-        pick(root, "weights", 1)  # another sentence, then other weights
-        final = expected_caption(settings(root))
-        wait_for_caption(root, final, timeout_ms=60_000)
-        page.wait_for_timeout(1500)  # a late frame would have arrived by now
-        assert shown(root).caption == final
-    finally:
-        context.close()
-    assert errors == []
-
-
-def test_frames_one_change_away_are_fetched_before_the_first_tap(open_page):
-    """Once the page is idle, both images of every frame one change away from
-    the one shown are in (and no other frame's)."""
-    page, log, roots = open_explorers(open_page, fullest_explorer_page())
-    page.wait_for_timeout(500)
-    data = frame_list(roots[0])
-    shown_now = shown(roots[0])
-    current = next(
-        key
-        for key, f in data["frames"].items()
-        if data["images"][f[0]] == shown_now.background
-        and data["images"][f[1]] == shown_now.maps
-    )
-    pad = data["controls"].index("n_pad")
-    slider = control(roots[0], "n_pad").input_value()
-
-    def one_change(key: str) -> bool:
-        a, b = current.split("."), key.split(".")
-        differ = [i for i in range(len(a)) if a[i] != b[i]]
-        # The padding slider comes or goes with the padding mask, at its value.
-        if pad in differ and sorted([a[pad], b[pad]]) == sorted(["-", slider]):
-            differ.remove(pad)
-        return len(differ) == 1
-
-    wanted = {
-        data["images"][i]
-        for key, f in data["frames"].items()
-        if key == current or one_change(key)
-        for i in f[:2]
-    }
-    fetched = {url.rsplit("/", 1)[-1] for url in log.requested if "/explorer/" in url}
-    assert {url.rsplit("/", 1)[-1] for url in wanted} == fetched
-
-
 def test_explorers_work_from_the_file_system(browser, site_dir):
-    """Opened as a file (file://, no server), the controls switch frames too:
-    frames are images, fetched as images."""
+    """Opened as a file (file://, no server), the explorer computes and draws:
+    its weights are in the page, nothing is fetched."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     try:
         page = context.new_page()
@@ -231,9 +127,11 @@ def test_explorers_work_from_the_file_system(browser, site_dir):
         page.on("pageerror", lambda error: errors.append(str(error)))
         page.goto((site_dir / fullest_explorer_page()).resolve().as_uri())
         root = page.locator(EXPLORER).first
-        for name in ("n_heads", "mask"):
-            pick(root, name, 0 if name == "n_heads" else 1)
-            assert_shows_its_frame(root)
+        wait_until_drawn(root)
+        explorer = chapter_explorer(fullest_explorer_page(), ROOT)
+        for name in ("nHeads", "mask"):
+            pick(root, name, 0 if name == "nHeads" else 1)
+            check_picture(root, explorer)
     finally:
         context.close()
     assert errors == []

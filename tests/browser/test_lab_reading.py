@@ -10,20 +10,14 @@ into the tooling package with the JupyterLab driver.)"""
 from __future__ import annotations
 
 import re
-import sys
-from pathlib import Path
 
 import pytest
-from lab_driver import jupyterlab, markdown_cells, notebook_shown
+
+from booktools import lab_markup
+from booktools.book import notebooks
+from booktools.lab import jupyterlab, markdown_cells, notebook_shown
 
 pytestmark = pytest.mark.browser
-
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "scripts"))
-import lab_markup  # noqa: E402
-from toc import notebooks  # noqa: E402
-
-sys.path.remove(str(ROOT / "scripts"))
 
 # A role drawn as its raw text: its braces, or its "title <target>" body.
 RAW_ROLE = re.compile(r"\{[a-z][\w:-]*\}`|\S <(?:mha|torch)\.[\w.]+>|<~?mha\.[\w.]+>")

@@ -4,20 +4,30 @@ own for each test: JupyterLab restores the tabs a test left open):
 - a chapter opened reads as on the site: its MyST rendered (exercises, folded
   solutions, citations) with no directive or role left raw, the set-up cell
   folded to its title and each solution's code folded;
-- the live explorer: run the playground as a reader would, move every
-  control, type sentences good and bad, and check after each step that the
-  picture, its caption and the controls agree."""
+- the live explorer: the playground chapter's explorer, before its cell has
+  run (the first setting's picture and a note) and once it has (the same
+  front end as the site's, computing in the page): every control moved,
+  sentences typed, good and bad, the picture checked against the package
+  after each step (how fast: benchmarks/bench_lab.py)."""
 
 from __future__ import annotations
 
-import re
-import sys
-from dataclasses import replace
 from pathlib import Path
 
+import nbformat
 import pytest
-from conftest import fullest_explorer_page
-from lab_driver import (
+
+from booktools.book import ROOT, fullest_explorer_page, notebooks
+from booktools.explorers import (
+    chapter_explorer,
+    check_picture,
+    explorer_call,
+    options,
+    pick,
+    shown,
+    type_sentence,
+)
+from booktools.lab import (
     LiveExplorer,
     following_cell,
     jupyterlab,
@@ -27,16 +37,8 @@ from lab_driver import (
     run_all,
 )
 
-import mha
-from mha.explorer.model import Settings, attention_maps, caption
+pytestmark = [pytest.mark.browser, pytest.mark.slow]  # JupyterLab: the longest
 
-pytestmark = pytest.mark.browser
-
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "scripts"))
-import toc  # noqa: E402
-
-sys.path.remove(str(ROOT / "scripts"))
 # The chapter whose explorer has every kind of control.
 PLAYGROUND = ROOT / fullest_explorer_page().replace(".html", ".ipynb")
 
@@ -48,7 +50,7 @@ RAW = (":label:", ":class:", "```{", "{cite", "{exercise", "{solution", "{note}"
 def chapter_with_solutions_and_citations() -> Path:
     """The first chapter of _toc.yml with an exercise, a solution holding code and
     a citation: every kind of MyST this test checks."""
-    for path in toc.notebooks():
+    for path in notebooks():
         text = path.read_text()
         if all(s in text for s in ("{exercise}", "{solution-start}", "{cite:p}")):
             return path
@@ -58,90 +60,55 @@ def chapter_with_solutions_and_citations() -> Path:
 CHAPTER = chapter_with_solutions_and_citations()
 
 
-def expected_caption(settings: Settings) -> str:
-    tokens, _ = attention_maps(settings)
-    return caption(settings, tokens)
+def explorer_notebook(folder: Path) -> Path:
+    """A notebook of two cells: import mha, and the playground's explorer call."""
+    path = folder / "explorer.ipynb"
+    cells = [
+        nbformat.v4.new_code_cell("import mha"),
+        nbformat.v4.new_code_cell(explorer_call(PLAYGROUND)),
+    ]
+    metadata = nbformat.read(PLAYGROUND, as_version=4).metadata  # its kernel
+    nbformat.write(nbformat.v4.new_notebook(cells=cells, metadata=metadata), path)
+    return path
 
 
-def test_live_explorer_follows_every_control(browser):
-    with jupyterlab([PLAYGROUND]) as (base, token):
+def test_live_explorer_follows_every_control(browser, tmp_path):
+    explorer = chapter_explorer(fullest_explorer_page(), ROOT)
+    with jupyterlab([PLAYGROUND, explorer_notebook(tmp_path)]) as (base, token):
         context = browser.new_context(viewport={"width": 1280, "height": 900})
         page = context.new_page()
         errors = []
         page.on("pageerror", lambda error: errors.append(str(error)))
-        open_notebook(page, base, token, PLAYGROUND.name)
 
-        # Before anything runs, the explorer's place says what to do.
+        # Before its cell runs, the stored explorer shows its first picture and a note.
+        open_notebook(page, base, token, PLAYGROUND.name, wait_for_kernel=False)
         cell = page.locator(".jp-Cell", has_text="mha.attention_explorer(").first
         cell.scroll_into_view_if_needed()
-        assert "Run this cell" in cell.locator(".jp-OutputArea").inner_text()
+        output = cell.locator(".jp-OutputArea")
+        assert "Run this cell" in output.inner_text()
+        assert output.locator(".mha-fallback img").evaluate("i => i.naturalWidth") > 0
 
+        open_notebook(page, base, token, "explorer.ipynb")
         run_all(page)
-        explorer = LiveExplorer(page)
-        settings = Settings(
-            weights="trained"
-        )  # the playground opens on the trained weights
-
-        def check(settings: Settings, dropdown: str | None = None) -> None:
-            assert explorer.caption() == expected_caption(settings)
-            assert explorer.sentence_shown() == (dropdown or settings.sentence)
-            assert explorer.slider_visible("Padding tokens") == (
-                settings.mask == "padding"
-            )
-
-        check(settings)
+        live = LiveExplorer(page)
+        root = live.root
+        check_picture(root, explorer)
         steps = [
-            (lambda: explorer.slide("Heads", "End"), {"n_heads": 8}),
-            (lambda: explorer.slide("Heads", "Home"), {"n_heads": 1}),
-            (lambda: explorer.slide("Heads", "ArrowRight"), {"n_heads": 2}),
-            (lambda: explorer.click("Mask", "causal"), {"mask": "causal"}),
-            (lambda: explorer.click("Mask", "padding"), {"mask": "padding"}),
-            (lambda: explorer.slide("Padding tokens", "End"), {"n_pad": 3}),
-            (lambda: explorer.choose(mha.SENTENCES[2]), {"sentence": mha.SENTENCES[2]}),
-            (lambda: explorer.click("Weights", "random"), {"weights": "random"}),
-            (lambda: explorer.click("Mask", "none"), {"mask": "none"}),
-        ]
-        for act, change in steps:
-            act()
-            settings = replace(settings, **change)
-            check(settings)
-
-        # A typed sentence shows in the drop-down; unknown words are listed once.
-        typed = "the cat sat on the mat"
-        explorer.type(typed)
-        settings = replace(settings, sentence=typed)
-        check(settings, dropdown=f"your sentence: {typed}")
-        assert "shown as <unk>: the, cat, sat, on, mat" in explorer.message()
-
-        # A listed sentence replaces it and empties the box; the typed one stays listed.
-        explorer.choose(mha.SENTENCES[0])
-        settings = replace(settings, sentence=mha.SENTENCES[0])
-        check(settings)
-        assert explorer.root.locator(".widget-text input").input_value() == ""
-        explorer.choose(f"your sentence: {typed}")
-        check(replace(settings, sentence=typed), dropdown=f"your sentence: {typed}")
-
-        # Clearing the box goes back to the sentence chosen in the drop-down.
-        explorer.type("")
-        check(settings)
-
-        # Enter on an empty box, and text the explorer cannot show: a message,
-        # and the picture and the controls stay as they were.
-        for text, says in [
-            ("", "the box is empty"),
-            ("!!! ???", "at least one word"),
-            (" ".join(["word"] * 11), "at most 10"),
-        ]:
-            explorer.type(text, expect_new_frame=False)
-            assert says in explorer.message()
-            check(settings)
-
-        # Characters the figure's font cannot draw are named.
-        explorer.type("你好 世界")
-        check(
-            replace(settings, sentence="你好 世界"), dropdown="your sentence: 你好 世界"
-        )
-        assert re.search("font cannot draw 你 好 世 界", explorer.message())
+            ("nHeads", -1), ("nHeads", 0), ("nHeads", 1), ("mask", 1), ("mask", 2),
+            ("nPad", -1), ("sentence", 2), ("option", 1), ("mask", 0), ("option", 0),
+        ]  # fmt: skip
+        for name, index in steps:
+            index = index % len(options(root, name))
+            live.act(lambda: pick(root, name, index))  # noqa: B023
+            check_picture(root, explorer)
+        for typed in ("what will come next", "a basic example"):
+            live.act(lambda: type_sentence(root, typed))  # noqa: B023
+            assert shown(root)["state"]["sentence"] == typed
+            check_picture(root, explorer)
+        before = shown(root)
+        type_sentence(root, "the cat sat")
+        assert "not a word this model knows" in shown(root)["message"]
+        assert shown(root)["svg"] == before["svg"]
         assert errors == []
         context.close()
 

@@ -3,115 +3,25 @@
 from __future__ import annotations
 
 import pytest
-from conftest import PAGES, explorer_pages
+
+from booktools.book import PAGES
+from booktools.pages import (
+    DESKTOP,
+    ONLY_CONTRAST,
+    PHONE,
+    axe_settings,
+    layouts,
+    load_images,
+    overflow,
+    resize,
+    settle,
+)
 
 pytestmark = pytest.mark.browser
 
-PHONE, DESKTOP = 360, 1280  # the narrowest common phone, a laptop
 GOOD_LAYOUT_SHIFT = 0.1  # Google's threshold for a page that does not move
-
-# Pages whose layout differs (the root page, a chapter with an explorer, math
-# and figures, a chapter of tables, the API reference): axe-core checks each
-# of them, in light and in dark mode. Every other page is one of these layouts.
-LAYOUTS = [PAGES["root"], explorer_pages()[0], PAGES["tables"], PAGES["api"]]
-
-
-def wait_for_math(page, timeout_ms: int = 15_000) -> None:
-    """Wait until every formula of the page is drawn: MathML written when the
-    book was built (or, with html_math_renderer: mathjax, typeset by MathJax),
-    with a size of its own."""
-    page.wait_for_function(
-        """() => [...document.querySelectorAll('.math')].every(m => {
-               const drawn = m.querySelector('math, mjx-container');
-               const hidden = !m.getClientRects().length;  // e.g. in a folded answer
-               return drawn && (hidden || drawn.getBoundingClientRect().width > 0);
-           })""",
-        timeout=timeout_ms,
-    )
-
-
-def settle(page) -> None:
-    """Bring the page to what a reader sees once it has settled: every formula
-    drawn, and every explorer showing its frame (both layers loaded)."""
-    wait_for_math(page)
-    page.wait_for_function(
-        """() => [...document.querySelectorAll('.mha-picture img')].every(
-               img => img.complete && img.naturalWidth > 0)""",
-        timeout=15_000,
-    )
-
-
-def resize(page, width: int) -> None:
-    """Change the window's width and wait until the page has settled at it
-    (the theme animates its sidebars when they fold or unfold)."""
-    page.set_viewport_size({"width": width, "height": 800})
-    page.evaluate("""() => new Promise(resolve => {
-        let last = '', same = 0;
-        const check = () => {
-            const r = document.querySelector('.bd-article').getBoundingClientRect();
-            const now = `${r.left},${r.width}`;
-            same = now === last ? same + 1 : 0;
-            last = now;
-            same >= 5 ? resolve() : setTimeout(check, 50);
-        };
-        check();
-    })""")
-
-
-def load_images(page) -> None:
-    """Images load lazily, as the reader scrolls towards them: load them all now."""
-    page.evaluate("""() => Promise.all([...document.images].map(img => {
-        img.loading = 'eager';
-        return img.decode().catch(() => null);
-    }))""")
-
-
-# Elements that stick out of the right edge of the page, and are not inside a
-# box that scrolls or clips them: each as a short CSS-like path and its text.
-OVERFLOW = """() => {
-    const root = document.scrollingElement || document.documentElement;
-    const width = root.clientWidth;
-    if (root.scrollWidth <= width) return [];
-    // Inside a box that scrolls or clips it, or in a fixed layer (e.g. a
-    // folded-away sidebar), which never widens the page.
-    const clipped = el => {
-        for (let a = el; a && a !== document.body; a = a.parentElement) {
-            const style = getComputedStyle(a);
-            if (style.position === 'fixed') return true;
-            if (a !== el && style.overflowX !== 'visible'
-                && a.getBoundingClientRect().right <= width + 1) return true;
-        }
-        return false;
-    };
-    const out = [...document.body.querySelectorAll('*')].filter(el => {
-        const r = el.getBoundingClientRect();
-        return r.width > 0 && r.right > width + 1 && !clipped(el);
-    });
-    const leaves = out.filter(el => !out.some(o => o !== el && el.contains(o)));
-    const name = el => el.tagName.toLowerCase() + (el.id ? '#' + el.id : '')
-        + [...el.classList].slice(0, 2).map(c => '.' + c).join('');
-    const path = el => {
-        const parts = [];
-        for (let a = el; a && a !== document.body && parts.length < 4; a = a.parentElement)
-            parts.unshift(name(a));
-        return parts.join(' > ');
-    };
-    return [`page is ${root.scrollWidth} px wide in a ${width} px window`].concat(
-        leaves.slice(0, 8).map(el => `${path(el)} (right edge at `
-            + `${Math.round(el.getBoundingClientRect().right)} px): `
-            + JSON.stringify(el.textContent.trim().slice(0, 60))));
-}"""
-
-
-# Boxes that scroll sideways but whose content starts left of the box (a
-# centred formula wider than a phone), so its beginning cannot be reached.
-CUT_AT_LEFT = """() => [...document.querySelectorAll('.bd-article *')].filter(el => {
-    if (!['auto', 'scroll'].includes(getComputedStyle(el).overflowX)) return false;
-    if (el.scrollWidth <= el.clientWidth + 1) return false;
-    const left = el.getBoundingClientRect().left - el.scrollLeft;
-    return [...el.children].some(c => c.getBoundingClientRect().left < left - 1);
-}).map(el => el.tagName.toLowerCase() + '.' + [...el.classList].join('.') + ': '
-          + JSON.stringify(el.textContent.trim().slice(0, 60)))"""
+# axe-core checks each page layout, in light and in dark mode.
+LAYOUTS = layouts()
 
 
 # The fonts _ext/book_fonts.py cuts down: a page fetches one whole only if it
@@ -191,10 +101,6 @@ WIDE_FORMULAS = """() => [...document.querySelectorAll('.bd-article div.math')]
          + (box.querySelector('annotation') || box).textContent.trim().slice(0, 60))"""
 
 
-def overflow(page) -> list[str]:
-    return page.evaluate(OVERFLOW) + page.evaluate(CUT_AT_LEFT)
-
-
 def test_page_renders_offline(open_page, page_path):
     """Everything a reader of this page gets: on a phone on a slow network
     (scripts, fonts and images arriving after the first paint) the text does
@@ -216,13 +122,9 @@ def test_page_renders_offline(open_page, page_path):
                .filter(img => !(img.complete && img.naturalWidth > 0))
                .map(img => img.src.slice(0, 120))"""
     )
-    # (An explorer's picture is two images, one on the other: the background
-    # says what the picture shows; the maps layer over it has nothing to add.)
     without_alt = page.evaluate(
         """() => [...document.images]
                .filter(img => !(img.getAttribute('alt') || '').trim())
-               .filter(img => !(img.matches('.mha-picture > .mha-maps')
-                                && img.parentNode.querySelector('.mha-background').alt))
                .map(img => img.src.slice(0, 120))"""
     )
     assert log.problems() == [], "\n".join(log.problems())
@@ -264,27 +166,6 @@ def test_every_page_has_a_description(site_dir, page_path):
     description = unescape(re.search(r'content="([^"]*)"', tags[0]).group(1))
     assert 40 <= len(description) <= 160, description
     assert "<" not in description and "\n" not in description
-
-
-ONLY_CONTRAST = {"runOnly": {"type": "rule", "values": ["color-contrast"]}}
-
-
-def axe_settings(path: str, mode: str) -> tuple[dict, dict]:
-    """(context, options) of the axe-core run on a page layout in a mode."""
-    # Code blocks are left out here: their colours are the theme's syntax
-    # style, the same on every page (checked once below), and their
-    # thousands of coloured spans would make axe take ten seconds a page.
-    scope = {"exclude": [[".highlight"]]}
-    # Only colours change with the mode: the other rules ran in light mode.
-    options = ONLY_CONTRAST if mode == "dark" else {}
-    if path == PAGES["api"]:
-        # The API page's entries all share a few styles: its first two
-        # modules show them all (the whole page takes axe 15 s), and its
-        # header and sidebars are those of the other pages, checked whole.
-        scope["include"] = [
-            [f"article section > section:nth-of-type({n})"] for n in (1, 2)
-        ]
-    return scope, options
 
 
 @pytest.mark.parametrize("mode", ["light", "dark"])

@@ -7,15 +7,13 @@ constants, so that it can move into the tooling package with its test.)"""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from conftest import toc_pages
-from test_pages import load_images, settle
+
+from booktools import book
+from booktools.pages import load_images, settle
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parents[2]
 PHONE = 390  # a common phone: a 358 px column
 NARROWEST = 360  # the narrowest common phone: a 328 px column
 TOUCH = 44  # CSS px: the usual smallest touch target
@@ -23,10 +21,8 @@ TOUCH = 44  # CSS px: the usual smallest touch target
 
 def part_one() -> list[str]:
     """The pages of the book's first part, the core path (_toc.yml)."""
-    import yaml
-
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    return [f"{chapter['file']}.html" for chapter in toc["parts"][0]["chapters"]]
+    first = [part for caption, part in book.parts().items() if caption != "intro"][0]
+    return [f"{page}.html" for page in first]
 
 
 # Printed outputs (a stream, or a result shown as plain text) wider than their
@@ -82,9 +78,11 @@ PICTURES = """() => [...document.querySelectorAll('.bd-article picture')].map(p 
 
 
 def pages_with_phone_layouts() -> list[str]:
-    from conftest import SITE
-
-    return [p for p in toc_pages() if "<picture><source" in (SITE / p).read_text()]
+    return [
+        p
+        for p in book.html_pages()
+        if "<picture><source" in (book.SITE / p).read_text()
+    ]
 
 
 def test_a_phone_shows_the_phone_layout_and_a_desk_the_desks(browser, site_url):

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from conftest import PAGES
+
+from booktools.book import PAGES
 
 pytestmark = pytest.mark.browser
 

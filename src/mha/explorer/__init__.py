@@ -1,55 +1,100 @@
-"""The attention explorer: change the heads, the mask, the sentence, the weights.
+"""The attention explorer: a model's attention maps for any sentence it can
+read, computed in the reader's page from the model's weights.
 
-:func:`attention_explorer` builds it. :mod:`~mha.explorer.model` computes what
-each state of the controls shows, :mod:`~mha.explorer.choices` says which
-controls there are, and :mod:`~mha.explorer.frames` draws the frames. The
-explorer comes in one of two modes: **live** (:mod:`~mha.explorer.live`)
-when a Python kernel runs the notebook, where every change recomputes;
-**static** (:mod:`~mha.explorer.static`) for the book's web page, where
-every state is drawn in advance and the page switches between them.
+:func:`attention_explorer` makes one. :mod:`~mha.explorer.models` turns what
+it is given into networks (the weights, the vocabulary, the layers) and
+computes, with the package, what each setting shows;
+:mod:`~mha.explorer.notebook` is the explorer as a notebook output;
+``static/explorer.js`` is its one front end, on the book's site
+(:mod:`~mha.explorer.site`) and in a notebook alike.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 
-from mha._checks import check_choice
-from mha.example import SENTENCES
-from mha.explorer.choices import Choices
-from mha.explorer.model import MASKS, WEIGHTS
-from mha.explorer.static import StaticExplorer
+from mha.example import WEIGHTS
+from mha.explorer.models import MASKS, networks
 from mha.training import HEAD_COUNTS
-from mha_setup import check_loaded
 
 __all__ = ["attention_explorer"]
 
 
 def attention_explorer(
-    sentences: Sequence[str] = SENTENCES,
+    model=None,
+    *,
+    weights: Sequence[str] = WEIGHTS,
     head_counts: Sequence[int] = HEAD_COUNTS,
     masks: Sequence[str] = MASKS,
-    weights: Sequence[str] = WEIGHTS,
-    mode: str | None = None,
+    sentences: Sequence[str] | None = None,
+    seed: int = 0,
+    vocab=None,
 ):
-    """The attention explorer with the given options (a control appears only
-    where there is more than one option).
+    """An explorer of ``model``'s attention: maps for each head (and layer),
+    the model's answers where it has readouts, with controls for the
+    sentence (a list, or one the reader types or taps together from the
+    model's words), the mask, the padding, the head count and the model.
+    Everything is computed in the page from the weights, so it works on the
+    book's site without a kernel.
 
-    ``mode`` is ``"live"``, ``"static"`` or, by default, taken from the
-    environment variable ``MHA_EXPLORER`` (``"live"`` when it is unset; the
-    book's ``make execute`` sets ``static`` to store the web page's explorers).
-    Returns a `mha.explorer.live.LiveExplorer` (an ipywidget) or a
-    `mha.explorer.static.StaticExplorer`. A live explorer in a session
-    that runs ipywidgets 7 (Colab's, loaded before ``mha`` brought ipywidgets
-    8) is refused with one line that says what to do.
+    Args:
+        model: what to explore. ``None``: the running example's layer, with
+            a control for ``weights``. A `mha.training.task.Task` (such as
+            ``training.AGREEMENT``): the models shipped for it, one for each
+            of ``head_counts``, trained with ``seed``. A model you built or
+            trained: a ``training.train(...)`` run, a
+            `mha.example.RunningExample`, or a model with ``embed``,
+            ``position``, ``layers`` (or one ``attention``) and optional
+            ``readouts``, given with its ``vocab``.
+            A dict ``{label: model}``: a control that switches between them.
+        weights: with ``model=None``, the running example's weights offered:
+            ``"trained"`` (the previous-word model trained with that many
+            heads; with four, the running example's layer) and ``"random"``
+            (the untrained layer, cut into that many heads).
+        head_counts: the head counts offered (a Task or the running example).
+        masks: the masks offered, of ``"none"``, ``"causal"`` and ``"padding"``
+            (which replaces the last 1 to 3 words by ``<pad>`` and blocks them).
+        sentences: the sentences offered; by default the book's three, or
+            three of the task's own when the model does not know their words.
+        seed: with a Task, the seed of the shipped models shown.
+        vocab: with a model given alone, its `mha.text.Vocab`, or the
+            `mha.training.task.Task` it was trained on (which also names its answers).
+
+    Returns:
+        An `mha.explorer.notebook.Explorer`, which a notebook shows. A
+        control appears only where there is more than one option.
     """
-    mode = check_choice(
-        "mode", mode or os.environ.get("MHA_EXPLORER", "live"), ("live", "static")
-    )
-    choices = Choices(sentences, head_counts, masks, weights)
-    if mode == "static":
-        return StaticExplorer(choices)
-    check_loaded("ipywidgets", "8")  # the live explorer's widgets are ipywidgets 8's
-    from mha.explorer.live import LiveExplorer  # ipywidgets only where it runs
+    from mha.explorer.models import _check_subset, example_sentences, padded
+    from mha.explorer.notebook import Explorer
+    from mha.text import tokenize
 
-    return LiveExplorer(choices)
+    choice, found = networks(model, vocab, weights, head_counts, seed)
+    masks = _check_subset("masks", masks, MASKS)
+    every = [n for by_heads in found.values() for n in by_heads.values()]
+    if sentences is None:
+        sentences = example_sentences(every[0])
+    if isinstance(sentences, str) or not isinstance(sentences, Sequence):
+        raise TypeError(
+            f"sentences must be a list of str, got {type(sentences).__name__} "
+            f"{sentences!r}"
+        )
+    if not sentences:
+        raise ValueError(
+            f"sentences must hold at least one sentence, got {sentences!r}"
+        )
+    for sentence in sentences:
+        try:
+            tokens = tokenize(sentence)
+        except (TypeError, ValueError) as error:
+            raise type(error)(
+                f"sentences must be ones a model can read: {error}"
+            ) from None
+        for some in every:
+            unknown = [t for t in tokens if t not in some.vocab]
+            if unknown or len(padded(tokens, "none", 0)) > some.max_length:
+                raise ValueError(
+                    f"sentences must use the model's words, at most {some.max_length} "
+                    f"of them; got {sentence!r}"
+                    + (f" (unknown: {', '.join(unknown)})" if unknown else "")
+                )
+    return Explorer(choice, found, masks, sentences)

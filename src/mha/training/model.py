@@ -7,8 +7,8 @@ from torch import nn
 
 from mha._checks import check_int
 from mha.attention import MultiHeadAttention, divisors
-from mha.embedding import Embeddings, PositionalEncoding
 from mha.defaults import D_MODEL, MAX_LENGTH
+from mha.embedding import Embeddings, PositionalEncoding
 
 HEAD_COUNTS = tuple(divisors(D_MODEL))  # the head counts a layer of width 8 accepts
 

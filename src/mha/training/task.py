@@ -21,7 +21,7 @@ import torch
 
 from mha._checks import check_int
 from mha.defaults import MAX_LENGTH, SENTENCES
-from mha.text import Vocab, tokenize
+from mha.text import Vocab, tokens_within
 
 IGNORE = -100  # the target cross_entropy skips (a position with nothing to answer)
 DATA = Path(__file__).resolve().parents[1] / "data"  # the shipped weights
@@ -185,16 +185,12 @@ class Task:
             ValueError: a word is not in the task's vocabulary, or the sentence
                 is longer than ``max_length``.
         """
-        tokens = tokenize(sentence)
+        tokens = tokens_within(sentence, self.max_length)
         unknown = [token for token in tokens if token not in self.vocab]
         if unknown:
             raise ValueError(
                 f"sentence must use the {self.name} task's words "
                 f"({', '.join(self.words)}), got {', '.join(map(repr, unknown))}"
-            )
-        if len(tokens) > self.max_length:
-            raise ValueError(
-                f"sentence must have at most {self.max_length} words, got {len(tokens)}"
             )
         return tokens, torch.tensor([self.vocab.encode(tokens)])  # (1, L)
 

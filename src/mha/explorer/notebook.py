@@ -1,0 +1,227 @@
+"""The explorer as a notebook output: what the page receives, and the forms a
+notebook stores.
+
+Its one front end, ``static/explorer.js``, computes every setting in the page
+from the models' weights; the state of the controls lives there alone. A
+notebook stores three forms of an explorer:
+
+- ``text/html``: the front end with its data, which runs where the notebook's
+  outputs may run scripts (JupyterLab once the cell has run, Colab, VS Code),
+  and before that the first setting's maps as a picture with a note
+  (GitHub, nbviewer, a notebook opened but not yet run);
+- :data:`MIME`: the data alone, which the book's site renders with the same
+  front end (`mha.explorer.site`);
+- ``text/plain``: a note and a digest of the weights (at 4 decimals) and of
+  the first setting's maps (at 2), which nbval compares.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import hashlib
+import html
+import json
+from pathlib import Path
+
+from mha.explorer.models import MAX_PAD, Network, padded, reading, weights_data
+from mha.text import tokenize
+
+#: The notebook output type of the explorer's data, JSON as text (not a +json
+#: type, which nbval would compare exactly: the random draws' last bits differ
+#: between processors; the text form holds the weights at 4 decimals).
+MIME = "application/vnd.mha.explorer"
+STATIC = Path(__file__).resolve().parent / "static"  # explorer.js, explorer.css
+NAMES = {  # the controls, top to bottom, by the word a note uses
+    "model": "model",
+    "sentence": "sentence",
+    "mask": "mask",
+    "n_pad": "padding",
+    "n_heads": "heads",
+}
+MASK_TEXT = {"none": "no mask", "causal": "causal mask", "padding": "padding mask"}
+
+
+@functools.cache
+def front_end(name: str) -> str:
+    """The text of ``static/<name>`` (``explorer.js`` or ``explorer.css``)."""
+    return (STATIC / name).read_text(encoding="utf-8")
+
+
+def title(option: str | None, choice: str | None, n_heads: int, mask: str) -> str:
+    """The picture's title: the model option, the heads, the mask (as
+    ``explorer.js`` writes it; a browser test holds the two equal)."""
+    parts = [f"{n_heads} head{'s' * (n_heads > 1)}", MASK_TEXT[mask]]
+    if choice == "Weights:":
+        parts.insert(0, f"{option} weights")
+    elif choice == "Model:":
+        parts.insert(0, option)
+    return ", ".join(parts)
+
+
+class Explorer:
+    """An attention explorer (made by `mha.explorer.attention_explorer`).
+
+    Attributes:
+        choice: the label of the control that picks a model (``"Weights:"``,
+            ``"Model:"``) or ``None``.
+        networks: ``{option: {n_heads: Network}}``.
+        masks, sentences: what the mask and sentence controls offer.
+        initial: the first setting (``option``, ``n_heads``, ``mask``,
+            ``n_pad``, ``sentence``).
+    """
+
+    def __init__(self, choice, networks, masks, sentences):
+        self.choice = choice
+        self.networks = networks
+        self.masks = tuple(masks)
+        self.sentences = tuple(sentences)
+        option = next(iter(networks))
+        counts = sorted(networks[option])
+        self.initial = {
+            "option": option,
+            "n_heads": 4 if 4 in counts else counts[0],
+            "mask": self.masks[0],
+            "n_pad": 1,
+            "sentence": self.sentences[0],
+        }
+
+    @property
+    def head_counts(self) -> list[int]:
+        return sorted(next(iter(self.networks.values())))
+
+    def controls(self) -> list[str]:
+        """The controls shown, top to bottom (the sentence's always: a typed
+        sentence joins it)."""
+        shown = {
+            "model": self.choice is not None,
+            "sentence": True,
+            "mask": len(self.masks) > 1,
+            "n_pad": "padding" in self.masks,
+            "n_heads": len(self.head_counts) > 1,
+        }
+        return [name for name in NAMES if shown[name]]
+
+    def network(self, option: str, n_heads: int) -> Network:
+        return self.networks[option][n_heads]
+
+    def first(self):
+        """The package's reading of the first setting, and its network."""
+        s = self.initial
+        network = self.network(s["option"], s["n_heads"])
+        tokens = padded(tokenize(s["sentence"]), s["mask"], s["n_pad"])
+        return reading(network, tokens, s["mask"]), network
+
+    # -- the data -------------------------------------------------------------------
+
+    @functools.cached_property
+    def data(self) -> dict:
+        """Everything the page needs, as JSON (each distinct set of weights
+        once, with the head counts it is cut into; the controls' options)."""
+        weights, index, models = [], {}, []
+        for option, by_heads in self.networks.items():
+            for n_heads, network in sorted(by_heads.items()):
+                data = weights_data(network)
+                key = json.dumps(data, sort_keys=True)
+                if key not in index:
+                    index[key] = len(weights)
+                    weights.append(data)
+                    models.append(
+                        {"option": option, "heads": [], "weights": index[key]}
+                    )
+                entry = next(
+                    m
+                    for m in models
+                    if m["weights"] == index[key] and m["option"] == option
+                )
+                entry["heads"].append(n_heads)
+        return {
+            "choice": self.choice,
+            "options": list(self.networks),
+            "models": models,
+            "weights": weights,
+            "headCounts": self.head_counts,
+            "masks": list(self.masks),
+            "maxPad": MAX_PAD,
+            "sentences": list(self.sentences),
+            "initial": {
+                "option": self.initial["option"],
+                "nHeads": self.initial["n_heads"],
+                "mask": self.initial["mask"],
+                "nPad": self.initial["n_pad"],
+                "sentence": self.initial["sentence"],
+            },
+        }
+
+    # -- what a notebook stores -----------------------------------------------------
+
+    def note(self) -> str:
+        names = {**NAMES, "model": (self.choice or "model:").rstrip(":").lower()}
+        names = ", ".join(names[name] for name in self.controls())
+        return (
+            f"Run this cell to use the attention explorer here (controls: {names}); "
+            "on the book's web page it works without running anything."
+        )
+
+    def __repr__(self) -> str:
+        first, _ = self.first()
+        maps = " ".join(
+            f"{v:.2f}" for probs in first.probs for v in probs.flatten().tolist()
+        )
+        weights = " ".join(
+            f"{v:.4f}" for data in self.data["weights"] for v in _values(data)
+        )
+        return (
+            f"{self.note()} [weights {_digest(weights)}, "
+            f"first maps {_digest(' '.join(first.tokens) + chr(10) + maps)}]"
+        )
+
+    def picture(self) -> bytes:
+        """The first setting's first layer as the book draws it (a PNG)."""
+        from mha.plotting.core import display_attention, to_png  # matplotlib, late
+
+        first, network = self.first()
+        s = self.initial
+        probs = first.probs[0].masked_fill(first.blocked, float("nan"))
+        grid = {1: (1, 1), 2: (1, 2), 4: (2, 2), 8: (2, 4)}[network.n_heads]
+        figure = display_attention(
+            first.tokens, first.tokens, probs, network.n_heads, *grid,
+            title=title(s["option"], self.choice, s["n_heads"], s["mask"]),
+        )  # fmt: skip
+        return to_png(figure, colours=256)
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        data = self.data
+        picture = base64.b64encode(self.picture()).decode("ascii")
+        page = (
+            '<div class="mha-explorer">'
+            f"<style>{front_end('explorer.css')}</style>"
+            '<div class="mha-fallback">'
+            f'<img src="data:image/png;base64,{picture}" alt="Attention maps of the '
+            f'first setting" style="max-width:100%;height:auto">'
+            f'<p class="mha-message">{html.escape(self.note())}</p></div>'
+            f'<script type="application/json" class="mha-data">{script_json(data)}'
+            f"</script><script>{front_end('explorer.js')}</script></div>"
+        )
+        return {"text/plain": repr(self), "text/html": page, MIME: script_json(data)}
+
+
+def script_json(data) -> str:
+    """JSON that can stand inside a <script> element."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c")
+
+
+def _values(weights: dict) -> list[float]:
+    """Every weight of a network's data (``weights_data``), in order."""
+    from mha.explorer.models import decoded
+
+    tensors = [weights["embed"], weights["pe"]]
+    tensors += [layer[name] for layer in weights["layers"] for name in sorted(layer)]
+    tensors += [r[k] for r in weights["readouts"] for k in ("W", "b")]
+    return [v for t in tensors for v in decoded(t).flatten().tolist()]
+
+
+def _digest(text: str) -> str:
+    """The first 12 hex digits of the SHA-256 of ``text``."""
+    return hashlib.sha256(text.encode()).hexdigest()[:12]

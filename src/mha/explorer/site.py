@@ -1,0 +1,66 @@
+"""The explorers on a Jupyter Book (myst-nb) site: a render plugin for the
+explorer's output type and a Sphinx extension for its front end.
+
+- :class:`ExplorerMime` is a myst-nb MIME render plugin (registered by the
+  package as the entry point ``myst_nb.mime_renderers: mha-explorer``): on
+  HTML builders it takes a notebook's explorer output,
+  :data:`~mha.explorer.notebook.MIME`, before its ``text/html`` form, and
+  renders it as an element holding the explorer's data, which the front end
+  draws (no picture stored, nothing to fetch).
+- ``setup`` (``extensions: [mha.explorer.site]``) serves the front end,
+  ``explorer.js`` and ``explorer.css`` from the package, and loads them
+  (deferred) on the pages that have an explorer only.
+"""
+
+from __future__ import annotations
+
+import json
+
+from docutils import nodes
+
+from mha.explorer.notebook import MIME, STATIC, script_json
+
+CLASS = "mha-explorer-output"  # the raw node of an explorer, for html-page-context
+
+
+def page_html(data: dict) -> str:
+    """An explorer's element on a page: its data, drawn by ``explorer.js``."""
+    return (
+        '<div class="mha-explorer">'
+        f'<script type="application/json" class="mha-data">{script_json(data)}</script>'
+        '<noscript><p class="mha-message">The attention explorer computes in your '
+        "browser: it needs JavaScript.</p></noscript></div>"
+    )
+
+
+class ExplorerMime:
+    """myst-nb's MIME render plugin for the explorer's output type."""
+
+    mime_priority_overrides = [("html", MIME, 0), ("dirhtml", MIME, 0)]
+
+    @staticmethod
+    def handle_mime(renderer, data, inline: bool) -> list[nodes.Element] | None:
+        if inline or data.mime_type != MIME:
+            return None
+        content = data.content
+        if isinstance(content, (str, bytes)):
+            content = json.loads(content)
+        return [nodes.raw("", page_html(content), format="html", classes=[CLASS])]
+
+
+def _static_path(app, config) -> None:
+    config.html_static_path.append(str(STATIC))
+
+
+def _front_end(app, pagename, templatename, context, doctree) -> None:
+    if doctree is None:
+        return
+    if any(CLASS in node["classes"] for node in doctree.findall(nodes.raw)):
+        app.add_css_file("explorer.css")
+        app.add_js_file("explorer.js", loading_method="defer")
+
+
+def setup(app):
+    app.connect("config-inited", _static_path)
+    app.connect("html-page-context", _front_end)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,95 @@
+"""Bad input never breaks an explorer of the built site (each case typed in
+real Chromium and Enter pressed): a clear message in the explorer, the last
+good picture and the controls as they were, nothing run or inserted as
+markup, no error in the page. Then a good sentence still works, and tapping
+the model's words builds one."""
+
+from __future__ import annotations
+
+import pytest
+
+from booktools.book import fullest_explorer_page
+from booktools.explorers import (
+    EXPLORER,
+    control,
+    shown,
+    type_sentence,
+    wait_until_drawn,
+)
+
+pytestmark = pytest.mark.browser
+
+ATTACK = (
+    '<img src=x onerror="window.__attacked = 1"><script>window.__attacked = 2</script>'
+)
+BAD = [
+    ("", "the box is empty"),
+    ("!!! ... ???", "has no word (letters or digits)"),
+    ("x" * 5000, "not a word this model knows: “xxxxxxxx"),
+    ("😀 🎉 👍", "has no word (letters or digits)"),
+    ("你好 世界", "not a word this model knows: “你好”, “世界”"),
+    ("I wonder what the cat will come", "not a word this model knows: “the”, “cat”"),
+    (
+        " ".join(["wonder"] * 11),
+        "the sentence has 11 words; this model reads at most 10",
+    ),
+    (ATTACK, "not a word this model knows: “img”"),
+]
+
+
+@pytest.fixture
+def explorer(open_page):
+    page, log = open_page(fullest_explorer_page())
+    root = page.locator(EXPLORER).first
+    wait_until_drawn(root)
+    root.scroll_into_view_if_needed()
+    return page, log, root
+
+
+@pytest.mark.parametrize(("text", "says"), BAD, ids=[
+    "empty", "punctuation", "5000 characters", "emoji", "non-Latin", "unknown word",
+    "too long", "markup",
+])  # fmt: skip
+def test_bad_input_gets_a_message_and_the_picture_stays(explorer, text, says):
+    page, log, root = explorer
+    before = shown(root)
+    type_sentence(root, text)
+    page.wait_for_function(
+        "r => r.querySelector('.mha-message').textContent", arg=root.element_handle()
+    )
+    after = shown(root)
+    assert says in after["message"]
+    assert len(after["message"]) < 300  # a message, not the text typed back
+    for part in ("state", "svg", "caption", "description", "title"):
+        assert after[part] == before[part], part
+    assert root.locator("img, form script").count() == 0  # nothing inserted as markup
+    assert page.evaluate("window.__attacked") is None  # nothing run
+    assert log.problems() == [], "\n".join(log.problems())
+
+
+def test_after_bad_input_a_good_sentence_and_tapped_words_show(explorer):
+    page, log, root = explorer
+    type_sentence(root, "the cat")
+    assert root.locator("details.mha-words").get_attribute("open") is not None
+    type_sentence(root, "what will come next")
+    now = shown(root)
+    assert now["message"] == "" and now["state"]["sentence"] == "what will come next"
+    assert (
+        control(root, "sentence").evaluate(
+            "s => s.options[s.selectedIndex].textContent"
+        )
+        == "your sentence: what will come next"
+    )
+    control(root, "text").fill("")
+    for word in ("basic", "example"):
+        root.locator("button.mha-word", has_text=word).first.click()
+    now = shown(root)
+    assert now["state"]["sentence"] == "basic example"
+    assert now["caption"].startswith("“basic example”")
+    root.locator("button.mha-word[data-remove]").click()
+    assert shown(root)["state"]["sentence"] == "basic"
+    # Enter on an emptied box: back to the sentence chosen in the list.
+    type_sentence(root, "")
+    assert shown(root)["state"]["sentence"] == control(root, "sentence").input_value()
+    assert "the box is empty" in shown(root)["message"]
+    assert log.problems() == [], "\n".join(log.problems())

@@ -1,0 +1,212 @@
+"""The page's numbers are the package's: in real Chromium, the explorer's own
+forward pass (``window.mhaExplorer.compute``, in ``explorer.js``) on at least
+100 random sentences and settings per model, against ``mha`` computing the
+same settings (each layer's maps and output, the readouts' scores and
+answers, to 1e-5); and what the explorer draws (each cell's probability,
+its number and its colour, the title, the answers) for settings chosen
+through its controls.
+
+Models: the running example's layer (trained and random, 1, 2, 4 and 8
+heads), the previous-word, neighbours and agreement models for 1, 2, 4 and 8
+heads, and two-layer models with a residual stream (random weights, built
+here as the two-layer model's contract says: ``model.layers``,
+``model.residual``, ``model(ids, mask) -> (logits, attn)``)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+import torch
+from torch import nn
+
+import mha
+from booktools.explorers import (
+    EXPLORER,
+    check_picture,
+    data,
+    expected,
+    options,
+    pick,
+    shown,
+    type_sentence,
+    value_of,
+    wait_until_drawn,
+)
+from mha.explorer.models import MASKS
+from mha.training import AGREEMENT, NEIGHBOURS, PREVIOUS_WORD
+
+pytestmark = pytest.mark.browser
+SETTINGS_PER_MODEL = 100
+TOLERANCE = 1e-5  # explorers.TOLERANCE, for the drawn picture too
+
+
+class TwoLayers(nn.Module):
+    """Attention only, two layers on a residual stream: ``x1 = x0 + attn1(x0)``,
+    ``x2 = x1 + attn2(x1)``, a readout on ``x2`` (random weights)."""
+
+    residual = True
+
+    def __init__(self, vocab_size: int, n_heads: int, max_length: int = 15):
+        super().__init__()
+        dtype = torch.float64
+        self.embed = mha.Embeddings(vocab_size, 8, dtype=dtype)
+        self.position = mha.PositionalEncoding(8, 0.0, max_length, dtype=dtype)
+        self.layers = nn.ModuleList(
+            mha.MultiHeadAttention(8, n_heads, dropout=0.0, dtype=dtype)
+            for _ in range(2)
+        )
+        self.readouts = nn.ModuleList([nn.Linear(8, vocab_size, dtype=dtype)])
+
+    def forward(self, ids, mask=None):
+        x = self.position(self.embed(ids))  # (batch, L, d_model)
+        attn = []
+        for layer in self.layers:
+            out, probs = layer(x, x, x, mask)  # (batch, L, d_model)
+            x = x + out
+            attn.append(probs)
+        logits = torch.stack([readout(x) for readout in self.readouts], dim=2)
+        return logits, attn
+
+
+def two_layers(n_heads: int) -> nn.Module:
+    torch.manual_seed(n_heads)
+    return TwoLayers(len(AGREEMENT.vocab), n_heads).eval().requires_grad_(False)
+
+
+def explorers() -> dict[str, object]:
+    """Every model the explorers run, each in an explorer of its own."""
+    return {
+        "running example": mha.attention_explorer(weights=["trained", "random"]),
+        "previous word": mha.attention_explorer(PREVIOUS_WORD),
+        "neighbours": mha.attention_explorer(NEIGHBOURS),
+        "agreement": mha.attention_explorer(AGREEMENT, seed=2),
+        "two layers, 2 heads": mha.attention_explorer(two_layers(2), vocab=AGREEMENT),
+        "two layers, 4 heads": mha.attention_explorer(two_layers(4), vocab=AGREEMENT),
+    }
+
+
+@pytest.fixture(scope="module")
+def page_of_explorers(browser, tmp_path_factory):
+    """One page holding every explorer, as a notebook shows them (each output's
+    HTML), opened from the file system."""
+    found = explorers()
+    body = "".join(
+        f'<section data-name="{name}">{e._repr_mimebundle_()["text/html"]}</section>'
+        for name, e in found.items()
+    )
+    path = tmp_path_factory.mktemp("explorers") / "explorers.html"
+    path.write_text(
+        f'<!doctype html><html lang="en"><meta charset="utf-8"><title>explorers</title>'
+        f'<body style="max-width:720px;font-family:sans-serif">{body}</body></html>'
+    )
+    context = browser.new_context(viewport={"width": 760, "height": 900})
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(path.as_uri())
+    roots = {
+        name: page.locator(f'section[data-name="{name}"] {EXPLORER}') for name in found
+    }
+    for root in roots.values():
+        wait_until_drawn(root)
+    yield page, found, roots, errors
+    context.close()
+
+
+def random_settings(
+    rng: random.Random, explorer, option: str, n_heads: int, count: int
+):
+    network = explorer.network(option, n_heads)
+    words = network.vocab.itos[2:]
+    settings = []
+    for _ in range(count):
+        length = rng.randint(1, network.max_length)
+        sentence = " ".join(rng.choice(words) for _ in range(length))
+        mask = rng.choice(explorer.masks + MASKS)  # every mask, whatever is offered
+        settings.append(
+            {"option": option, "nHeads": n_heads, "mask": mask,
+             "nPad": rng.randint(1, 3), "sentence": sentence}
+        )  # fmt: skip
+    return settings
+
+
+# The page's forward pass for many settings at once: the numbers it computes.
+COMPUTE_JS = """(root, settings) => {
+    const data = JSON.parse(root.querySelector('script.mha-data').textContent);
+    return settings.map(s => {
+        const r = window.mhaExplorer.compute(data, s);
+        return {tokens: r.tokens, probs: r.layers.map(l => l.probs),
+                outputs: r.layers.map(l => l.output), logits: r.logits,
+                answers: r.answers.map(a => a.map(x => x.word)),
+                blocked: r.blocked};
+    });
+}"""
+
+
+def largest_difference(page_values, tensor: torch.Tensor) -> float:
+    return float((torch.tensor(page_values, dtype=torch.float64) - tensor).abs().max())
+
+
+def test_the_page_computes_what_the_package_computes(page_of_explorers):
+    page, found, roots, errors = page_of_explorers
+    rng = random.Random(0)
+    checked = {}
+    for name, explorer in found.items():
+        assert data(roots[name]) == explorer.data  # the weights the page has are mha's
+        for option, by_heads in explorer.networks.items():
+            for n_heads in by_heads:
+                settings = random_settings(
+                    rng, explorer, option, n_heads, SETTINGS_PER_MODEL
+                )
+                results = roots[name].evaluate(COMPUTE_JS, settings)
+                worst = 0.0
+                for setting, got in zip(settings, results, strict=True):
+                    want, network = expected(explorer, setting)
+                    assert got["tokens"] == want.tokens
+                    assert got["blocked"] == want.blocked.tolist()
+                    assert len(got["probs"]) == len(want.probs) == len(network.layers)
+                    for page_probs, probs in zip(got["probs"], want.probs, strict=True):
+                        worst = max(worst, largest_difference(page_probs, probs))
+                    for page_out, out in zip(got["outputs"], want.outputs, strict=True):
+                        worst = max(worst, largest_difference(page_out, out))
+                    for page_logits, logits in zip(
+                        got["logits"], want.logits, strict=True
+                    ):
+                        worst = max(worst, largest_difference(page_logits, logits))
+                    assert got["answers"] == want.answers(network)
+                assert worst <= TOLERANCE, (name, option, n_heads, worst)
+                checked[name, option, n_heads] = len(settings)
+    assert errors == []
+    # Every model: the running example's two weights and the three tasks at
+    # every head count, the two-layer models at theirs.
+    assert len(checked) == 2 * 4 + 3 * 4 + 2
+    assert min(checked.values()) >= 100
+
+
+def test_what_the_explorer_draws_is_the_package_s_reading(page_of_explorers):
+    """Settings chosen through the controls (and typed), the picture checked each time."""
+    page, found, roots, errors = page_of_explorers
+    rng = random.Random(1)
+    for name, explorer in found.items():
+        root = roots[name]
+        root.scroll_into_view_if_needed()
+        check_picture(root, explorer)
+        names = [n for n in ("option", "sentence", "mask", "nPad", "nHeads")
+                 if root.locator(f'[name="{n}"]').count()]  # fmt: skip
+        for _ in range(8):
+            control = rng.choice(names)
+            if control == "nPad" and shown(root)["state"]["mask"] != "padding":
+                pick(root, "mask", options(root, "mask").index("padding"))
+            pick(root, control, rng.randrange(len(options(root, control))))
+            check_picture(root, explorer)
+        network = next(iter(next(iter(explorer.networks.values())).values()))
+        typed = " ".join(rng.choice(network.vocab.itos[2:]) for _ in range(5))
+        type_sentence(root, typed)
+        assert shown(root)["state"]["sentence"] == typed
+        check_picture(root, explorer)
+        assert (
+            value_of("nHeads", str(shown(root)["state"]["nHeads"]))
+            in explorer.head_counts
+        )
+    assert errors == []

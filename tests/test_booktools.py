@@ -1,0 +1,85 @@
+"""The tooling package the tests, benchmarks and Makefile stand on
+(tools/booktools): the pages of _toc.yml, the site server, the stages."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import urllib.request
+
+import pytest
+
+from booktools import book, server, stages
+
+
+def test_the_pages_are_those_of_the_table_of_contents_in_order(tmp_path):
+    (tmp_path / "toc.yml").write_text(
+        "format: jb-book\nroot: intro\nparts:\n"
+        "  - caption: One\n    chapters:\n      - file: a\n        sections:\n"
+        "          - file: a1\n      - file: b\n"
+        "  - caption: Two\n    chapters:\n      - file: c\n"
+    )
+    for name in ("a", "c"):
+        (tmp_path / f"{name}.ipynb").write_text("{}")
+    toc = tmp_path / "toc.yml"
+    assert book.parts(toc) == {
+        "intro": ["intro"],
+        "One": ["a", "a1", "b"],
+        "Two": ["c"],
+    }
+    assert book.pages(toc) == ["intro", "a", "a1", "b", "c"]
+    assert book.notebooks(toc) == [tmp_path / "a.ipynb", tmp_path / "c.ipynb"]
+    assert book.html_pages(toc)[0] == "intro.html"
+
+
+def test_the_book_s_own_pages_start_at_its_root_and_hold_every_chapter():
+    pages = book.pages()
+    assert pages[0] == "book/intro" and len(pages) == len(set(pages))
+    assert all(path.exists() for path in book.notebooks())
+    assert set(book.PAGES.values()) <= set(book.html_pages())
+
+
+def test_a_site_extension_loads_from_its_file_and_a_missing_one_is_named():
+    assert book.load_extension("book_code").LONG == 16
+    with pytest.raises(ValueError, match="no site extension 'nope'"):
+        book.load_extension("nope")
+
+
+def test_the_server_serves_the_site_plain_late_or_gzipped(tmp_path):
+    (tmp_path / "index.html").write_text("<p>" + "hello " * 100 + "</p>")
+    with server.serve(tmp_path) as url:
+        assert urllib.request.urlopen(url + "index.html").read().startswith(b"<p>")
+    with server.serve(tmp_path, gzip=True) as url:
+        request = urllib.request.Request(url, headers={"Accept-Encoding": "gzip"})
+        with urllib.request.urlopen(request) as response:
+            assert response.headers["Content-Encoding"] == "gzip"
+            assert gzip.decompress(response.read()).startswith(b"<p>")
+    with pytest.raises(FileNotFoundError, match="run `make book` first"):
+        with server.serve(tmp_path / "nothing"):
+            pass
+
+
+def test_chapters_that_train_or_time_are_validated_first(tmp_path):
+    def chapter(name, *code):
+        cells = [{"cell_type": "code", "source": c} for c in code]
+        path = tmp_path / f"{name}.ipynb"
+        path.write_text(json.dumps({"cells": cells}))
+        return path
+
+    plain = chapter("plain", "layer.train()\nmodel.eval()")  # a module's .train()
+    timed = chapter("timed", "cost.time_interleaved(runs)")
+    trained = chapter("trained", "training.train(task)\n", "fit(model, data)")
+    assert stages.longest_first([plain, timed, trained]) == [trained, timed, plain]
+
+
+def test_every_stage_has_its_commands_and_a_bad_one_is_named(monkeypatch):
+    for name in stages.OTHER_MACHINE:  # (set when `make test` runs this test)
+        monkeypatch.delenv(name, raising=False)
+    for stage in stages.STAGES:
+        assert stages.commands(stage)
+    assert "--nbval" in stages.nbval_command()
+    env = stages.environment("nbval", other_machine=True)
+    assert env.items() >= {**stages.OTHER_MACHINE, **stages.STATIC}.items()
+    assert "ATEN_CPU_CAPABILITY" not in stages.environment("book", other_machine=True)
+    with pytest.raises(ValueError, match="stage must be one of lint, unit"):
+        stages.commands("nope")

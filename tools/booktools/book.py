@@ -1,0 +1,146 @@
+"""Where the book is, and its pages in the order of ``_toc.yml``, read by the
+parser Jupyter Book itself uses (``sphinx_external_toc``).
+
+Public names:
+
+- ``ROOT``: the checkout; ``SITE``: the built site (``$BOOK_SITE``, by default
+  ``_build/html``); ``TOC``: the table of contents (``$BOOK_TOC``, by default
+  ``_toc.yml``). The two variables let a partial build be checked too.
+- :func:`pages`, :func:`notebooks`, :func:`parts`, :func:`html_pages`: the
+  table of contents as page names, notebook paths, parts and built pages.
+- ``PAGES``: the page the tests pick for one kind of content.
+- :func:`explorer_pages`, :func:`fullest_explorer_page`: the pages with an
+  attention explorer.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from sphinx_external_toc.parsing import parse_toc_yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+SITE = Path(os.environ.get("BOOK_SITE", ROOT / "_build" / "html"))
+TOC = Path(os.environ.get("BOOK_TOC", ROOT / "_toc.yml"))
+
+# The page a test picks for one kind of content: after pages are renamed, this
+# is the one place to change. (Pages with explorers are found: explorer_pages.)
+PAGES = {
+    "root": "book/intro.html",
+    "figures": "book/04_scores.html",  # figures on their own white ground
+    "code": "book/01_words_to_vectors.html",  # code cells
+    "choice": "book/01_words_to_vectors.html",  # a drop-down of panels (static_choice)
+    "code headings": "book/09_pytorch.html",  # headings made of long code names
+    "tables": "book/glossary.html",
+    "api": "book/api.html",
+    "exercises": "book/10_block.html",  # exercises that link to other chapters
+}
+
+
+def parts(toc: Path = TOC) -> dict[str, list[str]]:
+    """``{caption: [page, ...]}`` for each part of the table of contents, in
+    order, the root page under ``"intro"``; pages without their suffix
+    (``book/intro``, ``book/01_words_to_vectors``, ...)."""
+    site_map = parse_toc_yaml(toc)
+    found = {"intro": [site_map.root.docname]}
+
+    def walk(docname: str, into: list[str]) -> None:
+        for subtree in site_map[docname].subtrees:
+            for child in subtree.items:
+                if isinstance(child, str):  # a page (not a URL or a glob)
+                    into.append(child)
+                    walk(child, into)
+
+    for subtree in site_map.root.subtrees:
+        pages_of_part = found.setdefault(subtree.caption or "", [])
+        for child in subtree.items:
+            if isinstance(child, str):
+                pages_of_part.append(child)
+                walk(child, pages_of_part)
+    return found
+
+
+def pages(toc: Path = TOC) -> list[str]:
+    """Every page of the table of contents, in order, without its suffix."""
+    return [page for part in parts(toc).values() for page in part]
+
+
+def notebooks(toc: Path = TOC) -> list[Path]:
+    """The pages that are notebooks, as paths."""
+    root = toc.parent
+    return [
+        root / f"{page}.ipynb"
+        for page in pages(toc)
+        if (root / f"{page}.ipynb").exists()
+    ]
+
+
+def html_pages(toc: Path = TOC) -> list[str]:
+    """Every page of the table of contents as the site's path (``book/intro.html``)."""
+    return [f"{page}.html" for page in pages(toc)]
+
+
+EXPLORER_TAG = '<div class="mha-explorer"'
+
+
+def explorer_pages(site: Path = SITE, toc: Path = TOC) -> list[str]:
+    """The pages with an attention explorer, in the order of the book: found in
+    the build (before the book is built, in the chapters that make one)."""
+    if (site / "index.html").exists():
+        built = [
+            page
+            for page in html_pages(toc)
+            if (site / page).exists() and EXPLORER_TAG in (site / page).read_text()
+        ]
+        if built:  # (a build older than the explorers' HTML has none: look below)
+            return built
+    return [
+        page
+        for page in html_pages(toc)
+        if (ROOT / page.replace(".html", ".ipynb")).exists()
+        and "attention_explorer("
+        in (ROOT / page.replace(".html", ".ipynb")).read_text()
+    ]
+
+
+def fullest_explorer_page(site: Path = SITE, toc: Path = TOC) -> str:
+    """The explorer page whose explorer offers the most (models and masks),
+    read from its data in the built page, or in its chapter's stored output
+    where the build has no such page (not built yet, or older than the chapters)."""
+    import json
+    import re
+
+    def offered(page: str) -> int:
+        built = site / page
+        source = built if built.exists() else ROOT / page.replace(".html", ".ipynb")
+        text = source.read_text()
+        start = text.find('"models":')
+        end = text.find('"weights":[', start)  # the list after the models
+        masks = re.search(r'"masks":\s*(\[[^\]]*\])', text)
+        if start < 0 or end < start or not masks:
+            return 0
+        return text.count('"option":', start, end) * len(json.loads(masks.group(1)))
+
+    return max(explorer_pages(site, toc), key=offered)
+
+
+def load_extension(name: str):
+    """The site extension ``_ext/NAME.py`` as a module, loaded from its file
+    (for its unit tests; Sphinx loads it through ``local_extensions`` in
+    ``_config.yml``), under the name ``NAME``."""
+    import importlib.util
+    import sys
+
+    path = ROOT / "_ext" / f"{name}.py"
+    if not path.is_file():
+        raise ValueError(f"no site extension {name!r}: {path} does not exist")
+    if name in sys.modules and getattr(sys.modules[name], "__file__", None) == str(
+        path
+    ):
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # as an import would (dataclasses, pickling need it)
+    spec.loader.exec_module(module)
+    return module

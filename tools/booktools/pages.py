@@ -1,0 +1,244 @@
+"""A page of the built site in the browser, as the browser tests and the
+benchmarks open, settle and measure it.
+
+Public names:
+
+- ``PHONE``, ``DESKTOP``: the window widths every page must fit (px);
+  :func:`layouts`: the pages whose layouts differ (axe-core checks each).
+- :class:`PageLog` and :func:`open_page`: a page opened with every request
+  and message logged, requests to other hosts blocked.
+- :func:`wait_for_math`, :func:`settle`, :func:`resize`, :func:`load_images`:
+  bring a page to what a reader sees; :func:`overflow`: what sticks out of it.
+- :func:`axe_settings`, ``ONLY_CONTRAST``: how axe-core is run on a layout.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from booktools.book import PAGES, explorer_pages
+
+PHONE, DESKTOP = 360, 1280  # the narrowest common phone, a laptop
+
+# Console messages that are not the book's fault, each with its cause. Errors
+# and warnings not listed here fail the page.
+CONSOLE_ALLOWED: dict[str, str] = {}
+
+
+def layouts() -> list[str]:
+    """Pages whose layout differs (the root page, a chapter with an explorer,
+    math and figures, a chapter of tables, the API reference). Every other
+    page is one of these layouts."""
+    return [PAGES["root"], explorer_pages()[0], PAGES["tables"], PAGES["api"]]
+
+
+@dataclass
+class PageLog:
+    """Everything a page did that a reader should never see."""
+
+    requested: list[str] = field(default_factory=list)
+    external: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    console: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def problems(self) -> list[str]:
+        return (
+            [f"request to another host: {u}" for u in self.external]
+            + [f"failed request: {u}" for u in self.failed]
+            + [f"console: {m}" for m in self.console]
+            + [f"uncaught error: {e}" for e in self.errors]
+        )
+
+
+# Every layout shift of the page (https://web.dev/articles/cls), as the
+# browser reports it, in window.layoutShifts.
+RECORD_LAYOUT_SHIFTS = """
+window.layoutShifts = [];
+new PerformanceObserver(list => {
+    for (const entry of list.getEntries()) {
+        if (!entry.hadRecentInput) window.layoutShifts.push(entry.value);
+    }
+}).observe({type: 'layout-shift', buffered: true});
+"""
+
+
+def open_page(
+    browser,
+    base: str,
+    path: str,
+    width: int = 1280,
+    height: int = 900,
+    layout_shifts: bool = False,
+    **context_options,
+):
+    """``(page, log)``: ``base + path`` loaded (until the network is idle) in a
+    new context of ``browser`` (close it with ``page.context.close()``), every
+    request to another host than ``base`` blocked and all traffic and
+    messages in ``log``. ``layout_shifts``: the page's layout shifts recorded
+    in ``window.layoutShifts``."""
+    context = browser.new_context(
+        viewport={"width": width, "height": height}, **context_options
+    )
+    log = PageLog()
+
+    def route(route):
+        url = route.request.url
+        log.requested.append(url)
+        if url.startswith(base) or urlsplit(url).scheme in ("data", "blob"):
+            route.continue_()
+        else:
+            log.external.append(url)
+            route.abort()
+
+    context.route("**/*", route)
+    page = context.new_page()
+    page.on("pageerror", lambda error: log.errors.append(str(error)))
+    page.on("console", lambda msg: _log_console(log, msg))
+    page.on(
+        "requestfailed",
+        lambda req: (
+            req.url in log.external or log.failed.append(f"{req.url} {req.failure}")
+        ),
+    )
+    page.on(
+        "response",
+        lambda resp: (
+            resp.status >= 400 and log.failed.append(f"{resp.url} HTTP {resp.status}")
+        ),
+    )
+    if layout_shifts:
+        page.add_init_script(RECORD_LAYOUT_SHIFTS)
+    page.goto(base + path, wait_until="networkidle")
+    return page, log
+
+
+def _log_console(log: PageLog, msg) -> None:
+    if msg.type not in ("error", "warning"):
+        return
+    if any(pattern in msg.text for pattern in CONSOLE_ALLOWED):
+        return
+    log.console.append(f"[{msg.type}] {msg.text}")
+
+
+def wait_for_math(page, timeout_ms: int = 15_000) -> None:
+    """Wait until every formula of the page is drawn: the MathML written when
+    the book was built, with a size of its own."""
+    page.wait_for_function(
+        """() => [...document.querySelectorAll('.math')].every(m => {
+               const drawn = m.querySelector('math');
+               const hidden = !m.getClientRects().length;  // e.g. in a folded answer
+               return drawn && (hidden || drawn.getBoundingClientRect().width > 0);
+           })""",
+        timeout=timeout_ms,
+    )
+
+
+def settle(page) -> None:
+    """Bring the page to what a reader sees once it has settled: every formula
+    drawn, and every explorer drawn (its maps computed in the page)."""
+    wait_for_math(page)
+    page.wait_for_function(
+        """() => [...document.querySelectorAll('.mha-explorer')].every(
+               root => root.querySelector('svg.mha-maps'))""",
+        timeout=15_000,
+    )
+
+
+def resize(page, width: int) -> None:
+    """Change the window's width and wait until the page has settled at it
+    (the theme animates its sidebars when they fold or unfold)."""
+    page.set_viewport_size({"width": width, "height": 800})
+    page.evaluate("""() => new Promise(resolve => {
+        let last = '', same = 0;
+        const check = () => {
+            const r = document.querySelector('.bd-article').getBoundingClientRect();
+            const now = `${r.left},${r.width}`;
+            same = now === last ? same + 1 : 0;
+            last = now;
+            same >= 5 ? resolve() : setTimeout(check, 50);
+        };
+        check();
+    })""")
+
+
+def load_images(page) -> None:
+    """Images load lazily, as the reader scrolls towards them: load them all now."""
+    page.evaluate("""() => Promise.all([...document.images].map(img => {
+        img.loading = 'eager';
+        return img.decode().catch(() => null);
+    }))""")
+
+
+# Elements that stick out of the right edge of the page, and are not inside a
+# box that scrolls or clips them: each as a short CSS-like path and its text.
+OVERFLOW = """() => {
+    const root = document.scrollingElement || document.documentElement;
+    const width = root.clientWidth;
+    if (root.scrollWidth <= width) return [];
+    // Inside a box that scrolls or clips it, or in a fixed layer (e.g. a
+    // folded-away sidebar), which never widens the page.
+    const clipped = el => {
+        for (let a = el; a && a !== document.body; a = a.parentElement) {
+            const style = getComputedStyle(a);
+            if (style.position === 'fixed') return true;
+            if (a !== el && style.overflowX !== 'visible'
+                && a.getBoundingClientRect().right <= width + 1) return true;
+        }
+        return false;
+    };
+    const out = [...document.body.querySelectorAll('*')].filter(el => {
+        const r = el.getBoundingClientRect();
+        return r.width > 0 && r.right > width + 1 && !clipped(el);
+    });
+    const leaves = out.filter(el => !out.some(o => o !== el && el.contains(o)));
+    const name = el => el.tagName.toLowerCase() + (el.id ? '#' + el.id : '')
+        + [...el.classList].slice(0, 2).map(c => '.' + c).join('');
+    const path = el => {
+        const parts = [];
+        for (let a = el; a && a !== document.body && parts.length < 4; a = a.parentElement)
+            parts.unshift(name(a));
+        return parts.join(' > ');
+    };
+    return [`page is ${root.scrollWidth} px wide in a ${width} px window`].concat(
+        leaves.slice(0, 8).map(el => `${path(el)} (right edge at `
+            + `${Math.round(el.getBoundingClientRect().right)} px): `
+            + JSON.stringify(el.textContent.trim().slice(0, 60))));
+}"""
+
+
+# Boxes that scroll sideways but whose content starts left of the box (a
+# centred formula wider than a phone), so its beginning cannot be reached.
+CUT_AT_LEFT = """() => [...document.querySelectorAll('.bd-article *')].filter(el => {
+    if (!['auto', 'scroll'].includes(getComputedStyle(el).overflowX)) return false;
+    if (el.scrollWidth <= el.clientWidth + 1) return false;
+    const left = el.getBoundingClientRect().left - el.scrollLeft;
+    return [...el.children].some(c => c.getBoundingClientRect().left < left - 1);
+}).map(el => el.tagName.toLowerCase() + '.' + [...el.classList].join('.') + ': '
+          + JSON.stringify(el.textContent.trim().slice(0, 60)))"""
+
+
+def overflow(page) -> list[str]:
+    return page.evaluate(OVERFLOW) + page.evaluate(CUT_AT_LEFT)
+
+
+ONLY_CONTRAST = {"runOnly": {"type": "rule", "values": ["color-contrast"]}}
+
+
+def axe_settings(path: str, mode: str) -> tuple[dict, dict]:
+    """(context, options) of the axe-core run on a page layout in a mode."""
+    # Code blocks are left out here: their colours are the theme's syntax
+    # style, the same on every page (checked once below), and their
+    # thousands of coloured spans would make axe take ten seconds a page.
+    scope = {"exclude": [[".highlight"]]}
+    # Only colours change with the mode: the other rules ran in light mode.
+    options = ONLY_CONTRAST if mode == "dark" else {}
+    if path == PAGES["api"]:
+        # The API page's entries all share a few styles: its first two
+        # modules show them all (the whole page takes axe 15 s), and its
+        # header and sidebars are those of the other pages, checked whole.
+        scope["include"] = [
+            [f"article section > section:nth-of-type({n})"] for n in (1, 2)
+        ]
+    return scope, options

@@ -1,0 +1,202 @@
+"""The stages of ``make test``, each defined once: the Makefile runs them
+(``python -m booktools run STAGE``, ``python -m booktools test``) and the
+benchmarks time the very same commands.
+
+Public names:
+
+- ``STAGES``: the stages of ``make test``, cheapest first (lint, unit tests,
+  notebooks, the site, the browser tests).
+- ``OTHER_MACHINE``: PyTorch's baseline CPU kernels and MKL's compatible
+  mode, the settings under which ``make test`` runs the unit tests and the
+  notebooks (every run is then also a run on "another machine"; outputs are
+  stored by ``make execute`` with the native kernels). ``STATIC``:
+  figures drawn off-screen (the site and its checks).
+  ``VALIDATING``: what nbval runs the chapters with (``BOOK_NBVAL=1``).
+- :func:`nbval_command`, :func:`longest_first`: the chapters' validation,
+  the chapters that train or time first.
+- :func:`commands` and :func:`environment`: what a stage runs, and with
+  which variables; :func:`run`: one stage, timed (a :class:`Timing`: wall
+  time, and the CPU time of everything it ran, the steadier measure on a
+  shared machine; :func:`children_cpu` reads that time); :func:`test`:
+  every stage in order, stopping at the
+  first that fails, each one's times printed at the end.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import NamedTuple
+
+from booktools.book import ROOT, SITE, notebooks
+from booktools.chromium import CHROMIUM
+
+STAGES = ("lint", "unit", "nbval", "book", "browser")
+OTHER_MACHINE = {"ATEN_CPU_CAPABILITY": "default", "MKL_CBWR": "COMPATIBLE"}
+STATIC = {"MPLBACKEND": "Agg"}
+# Set while nbval re-runs the chapters: a chapter may then time its layers on a
+# smaller grid, in a cell whose output nbval does not compare (the figure a
+# reader sees is the one `make execute` stored, on the whole grid).
+VALIDATING = {"BOOK_NBVAL": "1"}
+# The folders ruff checks and formats.
+LINTED = ["src", "tools", "tests", "benchmarks", "book", "scripts", "_ext"]
+# Two workers, one per core.
+WORKERS = ["-n", "2"]
+
+_BIN = Path(sys.executable).parent
+_PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+
+
+# A call that trains a model (``training.train(...)``, ``fit(...)``, not a
+# module's ``.train()``) or times a layer: a chapter that makes such calls
+# takes longest to validate.
+LONG_RUNNING = re.compile(
+    r"(?<![\w.])(?:training\.)?(?:train|fit)\(|\btime_(?:interleaved|forward)\("
+)
+
+
+def longest_first(paths: list[Path]) -> list[Path]:
+    """``paths`` (notebooks) with those that train or time most first, the
+    rest after them, each group in its order: two workers then start on the
+    longest chapters, and the short ones fill in around them."""
+
+    def calls(path: Path) -> int:
+        code = "".join(
+            "".join(cell["source"])
+            for cell in json.loads(path.read_text())["cells"]
+            if cell["cell_type"] == "code"
+        )
+        return len(LONG_RUNNING.findall(code))
+
+    return sorted(paths, key=lambda path: -calls(path))
+
+
+def nbval_command(paths: list[str] | None = None) -> list[str]:
+    """pytest validating the chapters (every chapter of ``_toc.yml`` unless
+    ``paths``, the longest first): each one re-executed and every output
+    compared with the stored one, each chapter's cells in order on one
+    worker."""
+    chapters = paths or [
+        str(path.relative_to(ROOT)) for path in longest_first(notebooks())
+    ]
+    return [
+        *_PYTEST,
+        *WORKERS,
+        "--dist",
+        "loadfile",
+        "--nbval",
+        "--nbval-current-env",
+        "--nbval-sanitize-with",
+        "tests/nbval_sanitize.cfg",
+        *chapters,
+    ]
+
+
+def commands(stage: str) -> list[list[str]]:
+    """The commands of ``stage``, run in the checkout, in order."""
+    if stage == "lint":
+        ruff = [sys.executable, "-m", "ruff"]
+        return [[*ruff, "check", *LINTED], [*ruff, "format", "--check", *LINTED]]
+    if stage == "unit":
+        return [[*_PYTEST, "-p", "no:nbval", *WORKERS, "-m", "not browser"]]
+    if stage == "nbval":
+        return [nbval_command()]
+    if stage == "book":
+        # Every page rebuilt, so a change to the CSS, the assets, the
+        # configuration or the package's docstrings always reaches the site.
+        build = [str(_BIN / "jupyter-book"), "build", ".", "-W", "-n", "--keep-going"]
+        return [[*build, "--all"]]
+    if stage == "browser":
+        return [[*_PYTEST, *WORKERS, "-m", "browser"]]
+    raise ValueError(f"stage must be one of {', '.join(STAGES)}, got {stage!r}")
+
+
+def environment(stage: str, other_machine: bool = False) -> dict[str, str]:
+    """The variables ``stage`` runs with: this process's, the static
+    explorers for the notebooks and the site, and with ``other_machine``
+    (``make test``'s unit tests and notebooks) ``OTHER_MACHINE``."""
+    env = {**os.environ, "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
+    if stage in ("nbval", "book"):
+        env.update(STATIC)
+    if stage == "nbval":
+        env.update(VALIDATING)
+    if other_machine and stage in ("unit", "nbval"):
+        env.update(OTHER_MACHINE)
+    if stage == "browser":
+        env["CHROMIUM"] = CHROMIUM
+    return env
+
+
+class Timing(NamedTuple):
+    """What a stage took: ``wall`` seconds, and ``cpu`` seconds of user and
+    system time of every process it ran (on 2 cores, up to twice the wall
+    time)."""
+
+    wall: float
+    cpu: float
+
+
+def children_cpu() -> float:
+    """CPU seconds (user and system) of every process this one has waited for."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run(stage: str, other_machine: bool = False, quiet: bool = False) -> Timing:
+    """Run ``stage`` in the checkout; its :class:`Timing`. Raises
+    ``subprocess.CalledProcessError`` if a command fails. ``quiet``: its
+    output is not shown."""
+    if stage == "browser" and not Path(CHROMIUM).exists():
+        raise SystemExit(
+            f"{CHROMIUM} not found: install Debian's chromium (apt-get install "
+            "chromium), or set CHROMIUM=/path/to/chromium"
+        )
+    env = environment(stage, other_machine)
+    output = subprocess.DEVNULL if quiet else None
+    start, cpu = time.perf_counter(), children_cpu()
+    if stage == "book":
+        shutil.rmtree(SITE, ignore_errors=True)  # no page of an earlier build left
+    for command in commands(stage):
+        if not quiet:
+            print(
+                "+", " ".join(command[2:] if command[0] == sys.executable else command)
+            )
+        subprocess.run(
+            command, cwd=ROOT, env=env, check=True, stdout=output, stderr=output
+        )
+    return Timing(time.perf_counter() - start, children_cpu() - cpu)
+
+
+def test(stages: tuple[str, ...] = STAGES) -> dict[str, Timing]:
+    """``make test``: every stage in order, the unit tests and the notebooks
+    on ``OTHER_MACHINE``; stops at the first stage that fails. Prints each
+    stage's times at the end (also after a failure); returns them."""
+    times: dict[str, Timing] = {}
+    failed = None
+    try:
+        for stage in stages:
+            start, cpu = time.perf_counter(), children_cpu()
+            try:
+                times[stage] = run(stage, other_machine=True)
+            except subprocess.CalledProcessError:
+                times[stage] = Timing(time.perf_counter() - start, children_cpu() - cpu)
+                failed = stage
+                break
+    finally:
+        print("\n== make test, stage by stage: wall time (CPU time, both cores) ==")
+        for stage, (wall, cpu) in times.items():
+            mark = "  FAILED" if stage == failed else ""
+            print(f"{stage:>8}  {wall:6.1f} s  ({cpu:6.1f} s){mark}")
+        wall = sum(t.wall for t in times.values())
+        cpu = sum(t.cpu for t in times.values())
+        print(f"{'total':>8}  {wall:6.1f} s  ({cpu:6.1f} s)")
+    if failed:
+        raise SystemExit(f"make test: the {failed} stage failed")
+    return times

@@ -4,8 +4,9 @@ them into the package, and say what each learned.
     python scripts/weights.py                # every task
     python scripts/weights.py agreement      # one task (or several, by name)
 
-Every task trains a model for every head count and every seed of the task;
-on another processor, training gives other weights (float32 training
+Every task trains a model for each of its depths (one layer, or two on a
+residual stream), each of its head counts and each of its seeds; on another
+processor, training gives other weights (float32 training
 amplifies rounding differences) that learned the same thing: compare the
 behaviour printed here, not the digits of the files.
 """
@@ -16,13 +17,18 @@ from mha import training
 
 TASKS = {
     task.name: task
-    for task in (training.PREVIOUS_WORD, training.NEIGHBOURS, training.AGREEMENT)
+    for task in (
+        training.PREVIOUS_WORD,
+        training.NEIGHBOURS,
+        training.AGREEMENT,
+        training.FRONTED,
+    )
 }
 
 
 def report(task: training.Task) -> None:
     print(f"{task.name}: {task.asks}")
-    for (n_heads, seed), learned in training.loop.save(task).items():
+    for (n_layers, n_heads, seed), learned in training.loop.save(task).items():
         answers = ", ".join(
             f"{name} {learned['accuracy'][name]:.1%} (head {learned['head'][name]}: "
             f"{learned['share'][name][learned['head'][name]]:.2f} on its key)"
@@ -32,8 +38,9 @@ def report(task: training.Task) -> None:
             f", {learned['hard'][name]:.1%} where the decoy misleads"
             for name in learned.get("hard", {})
         )
+        layers = "" if task.depths == (1,) else f"{n_layers} layer(s), "
         print(
-            f"  {n_heads} head(s), seed {seed}: joint {learned['joint']:.1%}; "
+            f"  {layers}{n_heads} head(s), seed {seed}: joint {learned['joint']:.1%}; "
             f"{answers}{hard}"
         )
     print(f"  saved to {task.weights_file.name}")

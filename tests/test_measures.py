@@ -128,11 +128,98 @@ def test_without_head_zeroes_that_heads_features_before_wo():
     assert not layer.Wo._forward_pre_hooks  # the hook is gone after the block
 
 
+def test_mean_ablation_writes_the_heads_average_output_at_every_position():
+    """The head's features before Wo become their mean over every position of
+    the task's held-out sentences; zeroing differs from it by exactly that
+    mean through Wo; the other heads and the maps are untouched."""
+    task = training.PREVIOUS_WORD
+    torch.manual_seed(0)
+    model = training.ToyModel(len(task.vocab), n_heads=4, dtype=torch.float64).eval()
+    layer = model.attention
+    (batch,) = task.test_batches()
+    x = model.position(model.embed(batch.ids))  # (n, 6, 8)
+    Q, K, V = (mha.split_heads(w(x), 4) for w in (layer.Wq, layer.Wk, layer.Wv))
+    A = mha.attention_probs(mha.scaled_dot_product(Q, K)) @ V  # (n, 4, 6, 2)
+    mean = A[:, 1].mean(dim=(0, 1))  # (d_key,): head 1, every position
+    torch.testing.assert_close(training.head_mean(model, task, 1), mean)
+    with training.mean_ablated(model, task, 1) as ablated:
+        assert ablated is model
+        logits, probs = model(batch.ids)
+    expected = A.clone()
+    expected[:, 1] = mean
+    out = layer.Wo(mha.merge_heads(expected))  # (n, 6, 8)
+    torch.testing.assert_close(logits[:, :, 0], model.readouts[0](out))
+    torch.testing.assert_close(probs, model(batch.ids)[1])
+    with training.without_head(model, 1):
+        zeroed, _ = model(batch.ids)
+    w_o = layer.Wo.weight[:, 2:4]  # (d_model, d_key): head 1's columns of Wo
+    shift = model.readouts[0].weight @ (w_o @ mean)  # (vocab,)
+    torch.testing.assert_close(
+        logits[:, :, 0] - zeroed[:, :, 0], shift.expand_as(zeroed[:, :, 0])
+    )
+    assert not layer.Wo._forward_pre_hooks  # the hooks are gone after the blocks
+
+
+def test_mean_ablation_per_word_writes_each_words_own_average():
+    task = training.PREVIOUS_WORD
+    torch.manual_seed(0)
+    model = training.ToyModel(len(task.vocab), n_heads=4, dtype=torch.float64).eval()
+    layer = model.attention
+    (batch,) = task.test_batches()
+    x = model.position(model.embed(batch.ids))  # (n, 6, 8)
+    Q, K, V = (mha.split_heads(w(x), 4) for w in (layer.Wq, layer.Wk, layer.Wv))
+    A = mha.attention_probs(mha.scaled_dot_product(Q, K)) @ V  # (n, 4, 6, 2)
+    means = training.head_mean(model, task, 2, per_word=True)  # (vocab, d_key)
+    assert means.shape == (len(task.vocab), 2)
+    for word in (2, 9):  # two words, averaged by hand
+        here = batch.ids == word  # (n, 6)
+        torch.testing.assert_close(means[word], A[:, 2][here].mean(dim=0))
+    torch.testing.assert_close(means[0], torch.zeros(2, dtype=torch.float64))  # <pad>
+    with training.mean_ablated(model, task, 2, per_word=True):
+        logits, _ = model(batch.ids)
+    expected = A.clone()
+    expected[:, 2] = means[batch.ids]  # (n, 6, d_key): each position its word's mean
+    out = layer.Wo(mha.merge_heads(expected))
+    torch.testing.assert_close(logits[:, :, 0], model.readouts[0](out))
+    assert not model._forward_pre_hooks and not layer.Wo._forward_pre_hooks
+
+
+def test_ablations_reach_the_layer_asked_for_in_a_two_layer_model():
+    task = training.PREVIOUS_WORD
+    torch.manual_seed(0)
+    model = training.TwoLayerModel(len(task.vocab), dtype=torch.float64).eval()
+    (batch,) = task.test_batches()
+    logits, attn = model(batch.ids)
+    with training.without_head(model, 0, layer=1):
+        second, attn_second = model(batch.ids)
+        assert model.layers[1].Wo._forward_pre_hooks
+        assert not model.layers[0].Wo._forward_pre_hooks
+    torch.testing.assert_close(
+        attn_second[1], attn[1]
+    )  # layer 1 unchanged: its inputs too
+    assert not torch.allclose(second, logits)
+    with training.mean_ablated(model, task, 3, layer=0):
+        first, attn_first = model(batch.ids)
+    torch.testing.assert_close(attn_first[0], attn[0])
+    assert not torch.allclose(
+        attn_first[1], attn[1]
+    )  # layer 2 reads what layer 1 wrote
+    # The last layer's attention is what behaviour measures by default.
+    learned = training.behaviour(task, model)
+    assert learned == training.behaviour(task, model, layer=1)
+    assert learned != training.behaviour(task, model, layer=0)
+
+
 LAYER = mha.MultiHeadAttention(8, 4, dropout=0.0)
 
 
-def _enter(model, head):
-    with training.without_head(model, head):
+def _enter(model, head, layer=0):
+    with training.without_head(model, head, layer):
+        pass
+
+
+def _mean(model, head, layer=0, task=training.PREVIOUS_WORD):
+    with training.mean_ablated(model, task, head, layer):
         pass
 
 
@@ -153,7 +240,19 @@ BAD_INPUT = [
     (lambda: _enter(nn.Linear(2, 2), 0), TypeError, "model", "mha.MultiHeadAttention",
      "got Linear"),
     (lambda: training.behaviour(training.NEIGHBOURS, nn.Linear(2, 2)), TypeError, "model",
-     "have one as its `attention`", "got Linear"),
+     "whose `layers` are", "got Linear"),
+    (lambda: _enter(training.ToyModel(16), 0, layer=1), ValueError, "layer",
+     "int in [-1, 0]", "got 1"),
+    (lambda: _mean(training.TwoLayerModel(16), 4), ValueError, "head", "int in [0, 3]",
+     "got 4"),
+    (lambda: _mean(training.TwoLayerModel(16), 0, layer=2), ValueError, "layer",
+     "int in [-2, 1]", "got 2"),
+    (lambda: _mean(training.TwoLayerModel(16), 0, task="previous_word"), TypeError,
+     "task", "mha.training.Task", "got str"),
+    (lambda: training.head_mean(training.ToyModel(16), training.PREVIOUS_WORD, 0,
+                                per_word=1), TypeError, "per_word", "a bool", "got int"),
+    (lambda: training.behaviour(training.FRONTED, training.ToyModel(40), split="x"),
+     ValueError, "split", "one of ('fronted', 'plain')", "got 'x'"),
     (lambda: training.behaviour("neighbours", LAYER), TypeError, "task", "mha.training.Task",
      "got str 'neighbours'"),
 ]  # fmt: skip

@@ -5,6 +5,8 @@ training amplifies the last-bit differences between processors."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 import torch
 
@@ -31,6 +33,42 @@ def test_the_toy_model_gives_scores_per_answer_and_a_map_per_head(n_answers):
     out, _ = model.attention(x, x, x)
     for a, readout in enumerate(model.readouts):
         torch.testing.assert_close(logits[:, :, a], readout(out))
+
+
+def test_the_one_layer_model_names_its_layer_and_has_no_residual_stream():
+    model = training.ToyModel(16)
+    assert tuple(model.layers) == (model.attention,) and model.residual is False
+    assert not any(name.startswith("layers") for name in model.state_dict())
+
+
+def test_the_two_layer_model_adds_each_layer_to_the_residual_stream():
+    """x0 = embed + position, x1 = x0 + attn1(x0), x2 = x1 + attn2(x1), both
+    layers causal; the readouts read x2; one map per layer."""
+    torch.manual_seed(0)
+    model = training.TwoLayerModel(16, 2, n_heads=4, max_length=7, dtype=torch.float64)
+    assert model.residual is True and len(model.layers) == 2
+    assert all(isinstance(layer, mha.MultiHeadAttention) for layer in model.layers)
+    ids = torch.randint(2, 16, (3, 7))
+    logits, attn = model(ids)
+    assert logits.shape == (3, 7, 2, 16)
+    assert isinstance(attn, tuple) and [a.shape for a in attn] == [(3, 4, 7, 7)] * 2
+    causal = mha.causal_mask(7)
+    x0 = model.position(model.embed(ids))
+    out1, probs1 = model.layers[0](x0, x0, x0, causal)
+    x1 = x0 + out1
+    out2, probs2 = model.layers[1](x1, x1, x1, causal)
+    x2 = x1 + out2
+    for a, readout in enumerate(model.readouts):
+        torch.testing.assert_close(logits[:, :, a], readout(x2))
+    torch.testing.assert_close(attn[0], probs1)
+    torch.testing.assert_close(attn[1], probs2)
+    assert bool((attn[1][..., ~causal] == 0).all())  # nothing from later tokens
+    # A padding mask is applied together with the causal one.
+    padding = torch.ones(3, 1, 1, 7, dtype=torch.bool)
+    padding[0, ..., 5:] = False
+    _, padded = model(ids, padding)
+    assert bool((padded[0][0][..., 5:] == 0).all())
+    torch.testing.assert_close(padded[1][1:], attn[1][1:])
 
 
 def test_fit_returns_one_loss_per_step_and_lowers_it():
@@ -83,7 +121,7 @@ def test_save_writes_what_load_reads(tmp_path, monkeypatch):
         training.Task, "weights_file", property(lambda t: tmp_path / "w.pt")
     )
     learned = loop.save(task)
-    assert set(learned) == {(n, s) for n in training.HEAD_COUNTS for s in (0, 1)}
+    assert set(learned) == {(1, n, s) for n in training.HEAD_COUNTS for s in (0, 1)}
     for n_heads, seed in ((1, 0), (8, 1)):
         loaded = training.load(task, n_heads, seed)
         trained = training.train(task, n_heads, seed).model
@@ -91,7 +129,68 @@ def test_save_writes_what_load_reads(tmp_path, monkeypatch):
             loaded.state_dict().items(), trained.state_dict().values(), strict=True
         ):
             assert torch.equal(a, b), name
-        assert learned[n_heads, seed] == training.behaviour(task, loaded)
+        assert learned[1, n_heads, seed] == training.behaviour(task, loaded)
+
+
+def test_save_and_load_two_layer_models_beside_one_layer_ones(tmp_path, monkeypatch):
+    task = training.Task(
+        name="tiny",
+        asks="the previous word",
+        answers=("previous",),
+        words=("a", "b", "c"),
+        lengths=(2, 4),
+        test_lengths=(4,),
+        draw=training.task.CopyAt((-1,)),
+        test_sentences=20,
+        seeds=(0, 1),
+        steps=5,
+        train_batches=2,
+        depths=(1, 2),
+        head_counts=(2,),
+    )
+    monkeypatch.setattr(
+        training.Task, "weights_file", property(lambda t: tmp_path / "w.pt")
+    )
+    learned = loop.save(task)
+    assert set(learned) == {(d, 2, s) for d in (1, 2) for s in (0, 1)}
+    assert set(torch.load(tmp_path / "w.pt", weights_only=True)) == {2, (2, 2)}
+    for n_layers, kind in ((1, training.ToyModel), (2, training.TwoLayerModel)):
+        loaded = training.load(task, 2, 1, n_layers=n_layers)
+        trained = training.train(task, 2, 1, n_layers=n_layers).model
+        assert type(loaded) is type(trained) is kind
+        for (name, a), b in zip(
+            loaded.state_dict().items(), trained.state_dict().values(), strict=True
+        ):
+            assert torch.equal(a, b), name
+    with pytest.raises(ValueError, match="n_heads must be one of \\(2,\\)"):
+        training.load(task, 4, 0)
+
+
+def test_a_fixed_training_set_is_drawn_once():
+    """With train_batches, training draws that many batches and no more."""
+    drawn, copy = [], training.task.CopyAt((-1,))
+
+    def counting(vocab, generator, n_sentences, length, held_out=False):
+        drawn.append(held_out)
+        return copy(vocab, generator, n_sentences, length, held_out)
+
+    task = training.Task(
+        name="tiny",
+        asks="the previous word",
+        answers=("previous",),
+        words=("a", "b", "c"),
+        lengths=(3, 3),
+        test_lengths=(3,),
+        draw=counting,
+        steps=6,
+        batch_size=4,
+        train_batches=2,
+    )
+    run = training.train(task, 2, seed=0)
+    assert len(run.losses) == 6
+    assert drawn == [False, False, True]  # the training set, then the held-out batch
+    fresh = training.train(dataclasses.replace(task, train_batches=None), 2, seed=0)
+    assert len(fresh.losses) == 6 and drawn[3:] == [False] * 6 + [True]
 
 
 @pytest.mark.parametrize("task", [training.PREVIOUS_WORD, training.AGREEMENT])
@@ -146,4 +245,13 @@ BAD_INPUT = [
      "got 0"),
     (lambda: training.ToyModel(16, n_heads=3), ValueError, "n_heads", "divide d_model",
      "n_heads=3"),
+    (lambda: training.train(P, n_layers=3), ValueError, "n_layers", "one of (1, 2)",
+     "got 3"),
+    (lambda: training.load(P, n_layers=2), ValueError, "n_layers", "one of (1,)",
+     "got 2"),
+    (lambda: training.load(training.FRONTED, 8, n_layers=2), ValueError, "n_heads",
+     "one of (4,)", "got 8"),
+    (lambda: training.TwoLayerModel(16)(torch.zeros(1, 3, dtype=torch.long),
+                                        torch.ones(2, 3, 3)), ValueError, "mask",
+     "(q_len, k_len)", "(2, 3, 3)"),
 ]  # fmt: skip

@@ -5,34 +5,48 @@ the loop, and their shipped weights.
   the two copying tasks, :data:`.PREVIOUS_WORD` (*copy the previous word*)
   and :data:`.NEIGHBOURS` (*name both neighbours*);
 - :mod:`mha.training.agreement`: :data:`.AGREEMENT`, subject–verb agreement
-  in a small synthetic language (*the keys to the cabinet are*);
-- :mod:`mha.training.model`: the one toy model (:class:`.ToyModel`);
+  in a small synthetic language (*the keys to the cabinet are*), and
+  :data:`.FRONTED`, the same with phrases before the subject too (*by the
+  door the lamps are*);
+- :mod:`mha.training.model`: the toy models, one layer (:class:`.ToyModel`)
+  and two on a residual stream (:class:`.TwoLayerModel`);
 - :mod:`mha.training.loop`: the loop (:func:`.fit`), seeded training in
   float32 on one thread (:func:`.train`) and the shipped weights
   (:func:`.load`);
 - :mod:`mha.training.measures`: what a model learned (:func:`.behaviour`,
-  :func:`.share_at_offset`, :func:`.without_head`).
+  :func:`.share_at_offset`), and what it loses without a head, zeroed
+  (:func:`.without_head`) or replaced by its mean (:func:`.mean_ablated`).
 
 Trained models are judged by their behaviour, never by equality with a file:
 float32 training amplifies the last-bit differences between processors.
 """
 
-from mha.training.agreement import AGREEMENT
+from mha.training.agreement import AGREEMENT, FRONTED
 from mha.training.loop import fit, load, train
-from mha.training.measures import behaviour, share_at_offset, without_head
-from mha.training.model import HEAD_COUNTS, ToyModel
+from mha.training.measures import (
+    behaviour,
+    head_mean,
+    mean_ablated,
+    share_at_offset,
+    without_head,
+)
+from mha.training.model import HEAD_COUNTS, ToyModel, TwoLayerModel
 from mha.training.task import NEIGHBOURS, PREVIOUS_WORD, Task
 
 __all__ = [
     "AGREEMENT",
+    "FRONTED",
     "HEAD_COUNTS",
     "NEIGHBOURS",
     "PREVIOUS_WORD",
     "Task",
     "ToyModel",
+    "TwoLayerModel",
     "behaviour",
     "fit",
+    "head_mean",
     "load",
+    "mean_ablated",
     "share_at_offset",
     "train",
     "without_head",

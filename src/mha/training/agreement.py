@@ -1,27 +1,44 @@
-"""*Subject–verb agreement*: a task in a small synthetic language whose answer
+"""*Subject–verb agreement*: tasks in a small synthetic language whose answer
 needs a relation every reader knows. In *the keys to the old cabinet be old*
 the verb *be* must become *are*, because its subject, *keys*, is plural; the
 nearer noun, *cabinet*, is singular and must be ignored.
 
-The grammar, in full::
+The grammar, in full (:data:`GRAMMAR`, printed by ``print(GRAMMAR)``)::
 
-    sentence    = "the" adjective{0,3} NOUN phrase{0,2} "be" adjective?
+    sentence    = phrase{0,F} "the" adjective{0,3} NOUN phrase{0,2} "be" adjective?
     phrase      = PREPOSITION "the" adjective? NOUN
 
 with 8 adjectives, 10 nouns in the singular and the plural, 6 prepositions;
-every choice is uniform and independent, a noun's number included. So the
-subject sits anywhere from position 1 to 4, the nouns of the phrases after
-it, and the verb anywhere from position 2 to 13: neither the verb's position
-nor the subject's tells where to look, and following the nearest noun gives
-the wrong form half the time it differs from the subject.
+every choice is uniform and independent, a noun's number included. Two
+tasks use it:
 
-Held out: a sentence whose nearest noun is the noun after its subject's in
-``NOUNS`` (*key* then *cabinet*, *cabinet* then *door*, …, *drawer* then
-*key*) is never drawn for training; the held-out sentences are all of that
-kind, with at least one phrase.
+- :data:`AGREEMENT`, with ``F = 0``: the subject is always the first noun,
+  at positions 1 to 4, the nouns of the phrases after it, and the verb
+  anywhere from position 2 to 13. Neither the verb's position nor the
+  subject's tells where to look, and following the nearest noun gives the
+  wrong form half the time it differs from the subject.
+- :data:`FRONTED`, with ``F = 2``: up to two phrases may also stand before
+  the subject (*near the box by the doors the red lamp be*), so the first
+  noun is not always the subject either; the subject is the one noun that
+  no preposition introduces. Its sentences have 3 to 23 words; its
+  held-out sentences, like :data:`AGREEMENT`'s, 6 to 15 (the longest that
+  :data:`AGREEMENT`'s models can read).
+
+Held out: the *decoys* are the nouns a wrong strategy would follow, the
+first noun when it is not the subject and the nearest noun before the verb
+(the last phrase's). A sentence in which a decoy is the noun after its
+subject's in ``NOUNS`` (*key* then *cabinet*, *cabinet* then *door*, …,
+*drawer* then *key*) is never drawn for training; the held-out sentences
+are all of that kind, with at least one phrase. :data:`FRONTED` has two
+held-out splits (:attr:`~mha.training.task.Task.splits`): ``"fronted"``,
+sentences with a phrase before the subject, and ``"plain"``, the others (a
+phrase after the subject, none before).
 """
 
 from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
 
 import torch
 
@@ -47,18 +64,10 @@ VERB = "be"
 FORMS = ("is", "are")  # singular, plural
 WORDS = ("the", *ADJECTIVES, *NOUNS, *PLURALS, *PREPOSITIONS, VERB, *FORMS)
 
-
-def _shapes() -> dict[int, list[tuple[int, tuple[int, ...], int]]]:
-    """Every sentence shape by length: (adjectives before the subject, one
-    0/1 per phrase for its adjective, 0/1 for an adjective after the verb)."""
-    shapes: dict[int, list] = {}
-    for before in range(4):
-        for n_phrases in range(3):
-            for phrases in _bits(n_phrases):
-                for after in (0, 1):
-                    length = 3 + before + sum(3 + b for b in phrases) + after
-                    shapes.setdefault(length, []).append((before, phrases, after))
-    return shapes
+#: A sentence's shape: (one 0/1 per phrase before the subject for its
+#: adjective, adjectives before the subject, one 0/1 per phrase after it, 0/1
+#: for an adjective after the verb).
+Shape = tuple[tuple[int, ...], int, tuple[int, ...], int]
 
 
 def _bits(n: int) -> list[tuple[int, ...]]:
@@ -66,7 +75,9 @@ def _bits(n: int) -> list[tuple[int, ...]]:
     return [tuple((k >> i) & 1 for i in range(n)) for k in range(2**n)]
 
 
-SHAPES = _shapes()  # {length: [shape, ...]}, lengths 3 to 15
+def _phrases(most: int) -> list[tuple[int, ...]]:
+    """Every run of 0 to ``most`` phrases: one 0/1 per phrase for its adjective."""
+    return [phrases for n in range(most + 1) for phrases in _bits(n)]
 
 
 def _pick(generator: torch.Generator, n: int) -> int:
@@ -78,68 +89,171 @@ def _noun(index: int, plural: bool) -> str:
     return PLURALS[index] if plural else NOUNS[index]
 
 
-def sentence(
-    generator: torch.Generator, length: int, held_out: bool = False
-) -> tuple[list[str], int, int, int]:
-    """One random sentence of ``length`` words.
+@dataclass(frozen=True)
+class Grammar:
+    """The grammar of the module's description with at most ``fronted``
+    phrases before the subject, and the draw of its tasks (a
+    :data:`~mha.training.task.Draw`: ``grammar(vocab, generator, n_sentences,
+    length, held_out)`` returns a :class:`~mha.training.task.Batch`).
 
-    Returns:
-        ``(words, verb, subject, nearest)``: the words, the positions of the
-        verb and of its subject, and the position of the noun nearest before
-        the verb (the subject itself when there is no phrase).
+    ``held_out`` is ``False`` (training sentences), ``True`` (held-out
+    sentences of every kind), ``"fronted"`` or ``"plain"`` (held-out
+    sentences with, or without, a phrase before the subject).
     """
-    shapes = SHAPES[length]
-    if held_out:
-        shapes = [shape for shape in shapes if shape[1]] or shapes
-    before, phrases, after = shapes[_pick(generator, len(shapes))]
-    adjectives = torch.randperm(len(ADJECTIVES), generator=generator)[:before]
-    words = ["the", *(ADJECTIVES[i] for i in adjectives)]
-    subject, nearest = len(words), len(words)
-    noun = _pick(generator, len(NOUNS))
-    words.append(_noun(noun, bool(_pick(generator, 2))))
-    for k, adjective in enumerate(phrases):
-        words += [PREPOSITIONS[_pick(generator, len(PREPOSITIONS))], "the"]
+
+    fronted: int = 0
+
+    def __str__(self) -> str:
+        before = f"phrase{{0,{self.fronted}}} " if self.fronted else ""
+        return (
+            f'sentence    = {before}"the" adjective{{0,3}} NOUN phrase{{0,2}} "be" '
+            'adjective?\nphrase      = PREPOSITION "the" adjective? NOUN'
+        )
+
+    @functools.cached_property
+    def shapes(self) -> dict[int, list[Shape]]:
+        """Every sentence :data:`Shape` by length."""
+        shapes: dict[int, list[Shape]] = {}
+        for fronted in _phrases(self.fronted):
+            for before in range(4):
+                for phrases in _phrases(2):
+                    for after in (0, 1):
+                        length = 3 + before + after
+                        length += sum(3 + b for b in (*fronted, *phrases))
+                        shape = (fronted, before, phrases, after)
+                        shapes.setdefault(length, []).append(shape)
+        return dict(sorted(shapes.items()))
+
+    @property
+    def lengths(self) -> tuple[int, int]:
+        """The shortest and the longest sentence."""
+        return min(self.shapes), max(self.shapes)
+
+    def split_lengths(self, held_out: bool | str) -> tuple[int, ...]:
+        """The lengths of the held-out sentences of one kind (see the class)."""
+        return tuple(
+            length
+            for length, shapes in self.shapes.items()
+            if any(self._kind(shape, held_out) for shape in shapes)
+        )
+
+    @staticmethod
+    def _kind(shape: Shape, held_out: bool | str) -> bool:
+        """Whether a sentence of ``shape`` may be drawn as ``held_out`` asks."""
+        fronted, _, phrases, _ = shape
+        if held_out is False:
+            return True
+        if held_out is True:
+            return bool(fronted or phrases)
+        if held_out == "fronted":
+            return bool(fronted)
+        if held_out == "plain":
+            return bool(phrases) and not fronted
+        raise ValueError(
+            f"held_out must be False, True, 'fronted' or 'plain', got {held_out!r}"
+        )
+
+    def sentence(
+        self, generator: torch.Generator, length: int, held_out: bool | str = False
+    ) -> tuple[list[str], int, int, int]:
+        """One random sentence of ``length`` words.
+
+        Returns:
+            ``(words, verb, subject, decoy)``: the words, the positions of the
+            verb and of its subject, and the position of the noun a wrong
+            strategy would follow: the first noun when it is not the subject,
+            otherwise the noun nearest before the verb (the subject itself
+            when there is no phrase).
+        """
+        shapes = [s for s in self.shapes.get(length, []) if self._kind(s, held_out)]
+        if not shapes:
+            raise ValueError(
+                f"length must be one of {list(self.split_lengths(held_out))} for "
+                f"held_out={held_out!r} sentences, got {length}"
+            )
+        fronted, before, phrases, after = shapes[_pick(generator, len(shapes))]
+        adjectives = torch.randperm(len(ADJECTIVES), generator=generator)[:before]
+        noun = _pick(generator, len(NOUNS))
+        subject_words = ["the", *(ADJECTIVES[i] for i in adjectives)]
+        subject_words.append(_noun(noun, bool(_pick(generator, 2))))
+        # The phrases after the subject are drawn first, then those before it
+        # (so that a grammar without the latter draws what it always drew).
+        # The decoys: the last phrase's noun after it, the first before it.
+        last = len(phrases) - 1
+        tail = [
+            self._phrase(generator, a, noun, k == last, held_out)
+            for k, a in enumerate(phrases)
+        ]
+        head = [
+            self._phrase(generator, a, noun, k == 0, held_out)
+            for k, a in enumerate(fronted)
+        ]
+        words = [word for phrase in (*head, subject_words, *tail) for word in phrase]
+        subject = sum(map(len, head)) + len(subject_words) - 1
+        verb = len(words)
+        if head:  # the first noun
+            decoy = len(head[0]) - 1
+        else:  # the nearest noun
+            decoy = verb - 1 if tail else subject
+        words.append(VERB)
+        if after:
+            words.append(ADJECTIVES[_pick(generator, len(ADJECTIVES))])
+        return words, verb, subject, decoy
+
+    @staticmethod
+    def _phrase(
+        generator: torch.Generator,
+        adjective: int,
+        noun: int,
+        decoy: bool,
+        held_out: bool | str,
+    ) -> list[str]:
+        """A phrase whose noun is not the subject's, ``noun``; a decoy's noun
+        is the one after it in ``NOUNS`` exactly when ``held_out``."""
+        words = [PREPOSITIONS[_pick(generator, len(PREPOSITIONS))], "the"]
         if adjective:
             words.append(ADJECTIVES[_pick(generator, len(ADJECTIVES))])
-        if k < len(phrases) - 1:  # any other noun
+        if not decoy:  # any other noun
             other = (noun + 1 + _pick(generator, len(NOUNS) - 1)) % len(NOUNS)
-        elif held_out:  # the nearest noun: the pair training never sees
+        elif held_out:  # the pair training never sees
             other = (noun + 1) % len(NOUNS)
-        else:  # the nearest noun: any pair but the held-out one
+        else:  # any pair but the held-out one
             other = (noun + 2 + _pick(generator, len(NOUNS) - 2)) % len(NOUNS)
-        nearest = len(words)
-        words.append(_noun(other, bool(_pick(generator, 2))))
-    verb = len(words)
-    words.append(VERB)
-    if after:
-        words.append(ADJECTIVES[_pick(generator, len(ADJECTIVES))])
-    return words, verb, subject, nearest
+        return [*words, _noun(other, bool(_pick(generator, 2)))]
+
+    def __call__(
+        self,
+        vocab: Vocab,
+        generator: torch.Generator,
+        n_sentences: int,
+        length: int,
+        held_out: bool | str = False,
+    ) -> Batch:
+        """A :class:`~mha.training.task.Batch` of :meth:`sentence`: the
+        answer, *is* or *are*, at the verb; its key, the subject; the decoy
+        where its number differs from the subject's."""
+        ids = torch.empty(n_sentences, length, dtype=torch.long)
+        targets = torch.full((n_sentences, length, 1), IGNORE)
+        keys = torch.full((n_sentences, length, 1), -1)
+        decoys = torch.full((n_sentences, length, 1), -1)
+        for row in range(n_sentences):
+            words, verb, subject, decoy = self.sentence(generator, length, held_out)
+            plural = words[subject] in PLURALS
+            ids[row] = torch.tensor(vocab.encode(words))
+            targets[row, verb, 0] = vocab.stoi[FORMS[plural]]
+            keys[row, verb, 0] = subject
+            if (words[decoy] in PLURALS) != plural:
+                decoys[row, verb, 0] = decoy
+        return Batch(ids, targets, keys, decoys)
 
 
-def draw(
-    vocab: Vocab,
-    generator: torch.Generator,
-    n_sentences: int,
-    length: int,
-    held_out: bool = False,
-) -> Batch:
-    """A :class:`~mha.training.task.Batch` of :func:`sentence`: the answer,
-    *is* or *are*, at the verb; its key, the subject; the nearest noun as the
-    decoy where its number differs from the subject's."""
-    ids = torch.empty(n_sentences, length, dtype=torch.long)
-    targets = torch.full((n_sentences, length, 1), IGNORE)
-    keys = torch.full((n_sentences, length, 1), -1)
-    decoys = torch.full((n_sentences, length, 1), -1)
-    for row in range(n_sentences):
-        words, verb, subject, nearest = sentence(generator, length, held_out)
-        plural = words[subject] in PLURALS
-        ids[row] = torch.tensor(vocab.encode(words))
-        targets[row, verb, 0] = vocab.stoi[FORMS[plural]]
-        keys[row, verb, 0] = subject
-        if (words[nearest] in PLURALS) != plural:
-            decoys[row, verb, 0] = nearest
-    return Batch(ids, targets, keys, decoys)
+#: The grammar of :data:`AGREEMENT`: the subject first.
+GRAMMAR = Grammar(fronted=0)
+SHAPES = GRAMMAR.shapes  # {length: [shape, ...]}, lengths 3 to 15
+#: The grammar of :data:`FRONTED`: up to two phrases before the subject.
+FRONTED_GRAMMAR = Grammar(fronted=2)
 
+TEST_LENGTHS = tuple(range(6, max(SHAPES) + 1))  # held-out sentences: 6 to 15 words
 
 #: *Subject–verb agreement*, the verb's form from its subject across distracting nouns.
 AGREEMENT = Task(
@@ -147,10 +261,32 @@ AGREEMENT = Task(
     asks="the form of the verb, is or are, which agrees with its subject",
     answers=("verb",),
     words=WORDS,
-    lengths=(min(SHAPES), max(SHAPES)),
-    test_lengths=tuple(range(6, max(SHAPES) + 1)),
-    draw=draw,
+    lengths=GRAMMAR.lengths,
+    test_lengths=TEST_LENGTHS,
+    draw=GRAMMAR,
     test_sentences=100,
     seeds=(0, 1, 2, 3, 4),
     max_length=max(SHAPES),
+)
+
+#: Agreement when phrases may also stand before the subject: the first noun
+#: is not always the subject (*by the door the red lamps be* → *are*).
+FRONTED = Task(
+    name="fronted",
+    asks="the form of the verb, is or are, which agrees with its subject, "
+    "also after phrases before it",
+    answers=("verb",),
+    words=WORDS,
+    lengths=FRONTED_GRAMMAR.lengths,
+    test_lengths=TEST_LENGTHS,
+    draw=FRONTED_GRAMMAR,
+    test_sentences=100,
+    seeds=(0, 1, 2, 3, 4),
+    steps=1500,
+    lr=0.02,
+    train_batches=300,
+    max_length=max(FRONTED_GRAMMAR.shapes),
+    splits=(("fronted", TEST_LENGTHS), ("plain", TEST_LENGTHS)),
+    depths=(1, 2),
+    head_counts=(4,),
 )

@@ -24,7 +24,7 @@ from mha._checks import check_choice, check_int, check_number
 from mha._threads import one_thread
 from mha.defaults import D_MODEL
 from mha.training.measures import behaviour
-from mha.training.model import HEAD_COUNTS, ToyModel
+from mha.training.model import HEAD_COUNTS, ToyModel, TwoLayerModel
 from mha.training.task import IGNORE, Task, check_task
 
 
@@ -69,8 +69,9 @@ class TrainingRun:
 
     Attributes:
         task: the :class:`~mha.training.task.Task` it was trained on.
-        model: the trained :class:`~mha.training.model.ToyModel`, in eval
-            mode, gradients off.
+        model: the trained :class:`~mha.training.model.ToyModel` (or
+            :class:`~mha.training.model.TwoLayerModel`), in eval mode,
+            gradients off.
         losses: the training loss after every step.
         accuracy: the ``"joint"`` accuracy of
             :func:`~mha.training.measures.behaviour`: every answer right at the
@@ -78,19 +79,22 @@ class TrainingRun:
     """
 
     task: Task
-    model: ToyModel
+    model: ToyModel | TwoLayerModel
     losses: list[float]
     accuracy: float
 
 
 def _new_model(
-    task: Task, n_heads: int = 4, dtype: torch.dtype = torch.float32
-) -> ToyModel:
-    """A freshly initialised :class:`~mha.training.model.ToyModel` for ``task``
+    task: Task, n_heads: int = 4, dtype: torch.dtype = torch.float32, n_layers: int = 1
+) -> ToyModel | TwoLayerModel:
+    """A freshly initialised :class:`~mha.training.model.ToyModel` (one
+    layer) or :class:`~mha.training.model.TwoLayerModel` (two) for ``task``
     (drawn from PyTorch's global random generator)."""
     check_task(task)
     check_choice("n_heads", n_heads, HEAD_COUNTS)
-    return ToyModel(
+    check_choice("n_layers", n_layers, (1, 2))
+    kind = ToyModel if n_layers == 1 else TwoLayerModel
+    return kind(
         len(task.vocab), len(task.answers), D_MODEL, n_heads, task.max_length, dtype
     )
 
@@ -103,10 +107,13 @@ def train(
     steps: int | None = None,
     batch_size: int | None = None,
     lr: float | None = None,
+    n_layers: int = 1,
 ) -> TrainingRun:
     """Train a model for ``task`` with :func:`fit` on its random sentences, each
     batch of one random length in ``task.lengths``; ``steps``, ``batch_size``
-    and ``lr`` default to the task's.
+    and ``lr`` default to the task's. ``n_layers=1`` trains a
+    :class:`~mha.training.model.ToyModel`, ``n_layers=2`` a
+    :class:`~mha.training.model.TwoLayerModel`.
 
     Runs in float32 (whatever PyTorch's default dtype is), seeded, on one CPU
     thread: repeatable on one machine, but not digit for digit on another
@@ -123,41 +130,61 @@ def train(
     low, high = task.lengths
     with one_thread(), torch.enable_grad():
         torch.manual_seed(seed)
-        model = _new_model(task, n_heads)
+        model = _new_model(task, n_heads, n_layers=n_layers)
         generator = torch.Generator().manual_seed(seed + 1)
 
-        def next_batch():
+        def fresh_batch():
             length = int(torch.randint(low, high + 1, (1,), generator=generator))
             batch = task.batch(generator, batch_size, length)
             return batch.ids, batch.targets
+
+        next_batch = fresh_batch
+        if task.train_batches is not None:  # a fixed training set, in random order
+            batches = [fresh_batch() for _ in range(task.train_batches)]
+
+            def next_batch():
+                return batches[
+                    int(torch.randint(len(batches), (1,), generator=generator))
+                ]
 
         losses = fit(model, next_batch, steps, lr)
         model.eval().requires_grad_(False)
     return TrainingRun(task, model, losses, behaviour(task, model)["joint"])
 
 
-def save(task: Task, path: str | Path | None = None) -> dict[tuple[int, int], dict]:
-    """Train a model for every head count and every seed of ``task.seeds``
-    (the task's settings otherwise), save their weights to ``path`` (by
-    default ``task.weights_file``, in the package) and return what each
-    learned, ``{(n_heads, seed): behaviour(task, model)}``."""
+def _key(n_layers: int, n_heads: int) -> int | tuple[int, int]:
+    """Where a model's weights sit in a task's file: a one-layer model's under
+    its head count (as in the files made before two-layer models), a
+    two-layer model's under ``(2, n_heads)``."""
+    return n_heads if n_layers == 1 else (n_layers, n_heads)
+
+
+def save(
+    task: Task, path: str | Path | None = None
+) -> dict[tuple[int, int, int], dict]:
+    """Train a model for every depth in ``task.depths``, every head count in
+    ``task.head_counts`` and every seed of ``task.seeds`` (the task's
+    settings otherwise), save their weights to ``path`` (by default
+    ``task.weights_file``, in the package) and return what each learned,
+    ``{(n_layers, n_heads, seed): behaviour(task, model)}``."""
     check_task(task)
     path = task.weights_file if path is None else Path(path)
+    kinds = [(depth, n) for depth in task.depths for n in task.head_counts]
     models = {
-        (n, seed): train(task, n, seed).model
-        for n in HEAD_COUNTS
+        (depth, n, seed): train(task, n, seed, n_layers=depth).model
+        for depth, n in kinds
         for seed in task.seeds
     }
-    # One tensor per weight and head count, the seeds stacked on its first axis:
-    # a file a few times smaller than one state_dict per model.
+    # One tensor per weight and kind of model, the seeds stacked on its first
+    # axis: a file a few times smaller than one state_dict per model.
     states = {
-        n: {
+        _key(depth, n): {
             name: torch.stack(
-                [models[n, seed].state_dict()[name] for seed in task.seeds]
+                [models[depth, n, seed].state_dict()[name] for seed in task.seeds]
             )
-            for name in models[n, task.seeds[0]].state_dict()
+            for name in models[depth, n, task.seeds[0]].state_dict()
         }
-        for n in HEAD_COUNTS
+        for depth, n in kinds
     }
     path.parent.mkdir(parents=True, exist_ok=True)
     torch.save(states, path)
@@ -174,11 +201,16 @@ def _shipped_states(path: Path) -> dict:
 
 
 def load(
-    task: Task, n_heads: int = 4, seed: int = 0, dtype: torch.dtype = torch.float32
-) -> ToyModel:
+    task: Task,
+    n_heads: int = 4,
+    seed: int = 0,
+    dtype: torch.dtype = torch.float32,
+    n_layers: int = 1,
+) -> ToyModel | TwoLayerModel:
     """The model :func:`train` gives for ``task`` with its default settings
-    and this ``seed``, loaded from the weights shipped with the package
-    (``task.weights_file``, made by :func:`save`: ``make weights``).
+    and this ``seed`` (and ``n_layers``), loaded from the weights shipped
+    with the package (``task.weights_file``, made by :func:`save`: ``make
+    weights``).
 
     The weights are float32, as trained; with ``dtype=torch.float64`` the
     model computes in float64, as the running example does, so that what the
@@ -186,15 +218,17 @@ def load(
     mode, gradients off.
     """
     check_task(task)
-    check_choice("n_heads", n_heads, HEAD_COUNTS)
+    check_choice("n_layers", n_layers, task.depths)
+    check_choice("n_heads", n_heads, task.head_counts)
     check_choice("seed", seed, task.seeds)
     if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
         raise TypeError(
             f"dtype must be a floating-point torch.dtype such as torch.float64, "
             f"got {type(dtype).__name__} {dtype!r}"
         )
-    stacked = _shipped_states(task.weights_file)[n_heads]  # {name: (n_seeds, ...)}
+    # {name: (n_seeds, ...)}
+    stacked = _shipped_states(task.weights_file)[_key(n_layers, n_heads)]
     index = task.seeds.index(seed)
-    model = _new_model(task, n_heads)
+    model = _new_model(task, n_heads, n_layers=n_layers)
     model.load_state_dict({name: weights[index] for name, weights in stacked.items()})
     return model.to(dtype).eval().requires_grad_(False)

@@ -19,9 +19,10 @@ from pathlib import Path
 
 import torch
 
-from mha._checks import check_int
+from mha._checks import check_choice, check_int
 from mha.defaults import MAX_LENGTH, SENTENCES
 from mha.text import Vocab, tokens_within
+from mha.training.model import HEAD_COUNTS
 
 IGNORE = -100  # the target cross_entropy skips (a position with nothing to answer)
 DATA = Path(__file__).resolve().parents[1] / "data"  # the shipped weights
@@ -59,17 +60,20 @@ class Reading:
         tokens: the sentence's tokens.
         answers: for each answer of the task, the word the model gives at
             every position (one per token; read only where the task asks).
-        attention: ``(n_heads, L, L)``, the model's attention maps.
+        attention: ``(n_heads, L, L)``, the model's attention maps; for a
+            model of several layers, a tuple of one such tensor per layer.
     """
 
     tokens: list[str]
     answers: dict[str, list[str]]
-    attention: torch.Tensor
+    attention: torch.Tensor | tuple[torch.Tensor, ...]
 
 
 #: The signature of a task's draw, ``draw(vocab, generator, n_sentences, length,
-#: held_out)``, which returns a :class:`Batch`.
-Draw = Callable[[Vocab, torch.Generator, int, int, bool], Batch]
+#: held_out)``, which returns a :class:`Batch`; ``held_out`` is ``False``
+#: (training sentences), ``True`` (held-out ones) or the name of one of the
+#: task's :attr:`~Task.splits`.
+Draw = Callable[[Vocab, torch.Generator, int, int, "bool | str"], Batch]
 
 
 @dataclass(frozen=True)
@@ -92,7 +96,18 @@ class Task:
             a split (random strings of words are all new anyway).
         seeds: the training seeds whose models are shipped.
         steps, batch_size, lr: the training settings of the shipped models.
+        train_batches: ``None`` (the default): every training step draws a
+            fresh batch; a number: training draws that many batches once, a
+            fixed training set, and every step takes one of them at random
+            (for a task whose sentences cost more to draw than a step costs).
         max_length: the longest sentence the model's positional encoding covers.
+        splits: named kinds of held-out sentences, each with its test
+            lengths, ``((name, lengths), ...)``: ``held_out=name`` draws
+            them (none by default).
+        depths: the numbers of attention layers of the shipped models (1: a
+            :class:`~mha.training.model.ToyModel`, 2: a
+            :class:`~mha.training.model.TwoLayerModel`).
+        head_counts: the head counts of the shipped models.
     """
 
     name: str
@@ -107,7 +122,11 @@ class Task:
     steps: int = 600
     batch_size: int = 128
     lr: float = 0.03
+    train_batches: int | None = None
     max_length: int = MAX_LENGTH
+    splits: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    depths: tuple[int, ...] = (1,)
+    head_counts: tuple[int, ...] = HEAD_COUNTS
 
     def __repr__(self) -> str:
         return f"Task({self.name!r}: {self.asks})"
@@ -122,6 +141,15 @@ class Task:
             raise ValueError(
                 f"answers and seeds must not be empty, got {self.answers} and {self.seeds}"
             )
+        if self.train_batches is not None:
+            check_int("train_batches", self.train_batches)
+        for name, lengths in self.splits:
+            for length in lengths:
+                check_int(f"splits[{name!r}] lengths", length, maximum=self.max_length)
+        for depth in self.depths:
+            check_choice("depths[i]", depth, (1, 2))
+        for n_heads in self.head_counts:
+            check_choice("head_counts[i]", n_heads, HEAD_COUNTS)
 
     @functools.cached_property
     def vocab(self) -> Vocab:
@@ -138,9 +166,11 @@ class Task:
         generator: torch.Generator,
         n_sentences: int,
         length: int,
-        held_out: bool = False,
+        held_out: bool | str = False,
     ) -> Batch:
-        """``n_sentences`` random sentences of ``length`` words and their answers."""
+        """``n_sentences`` random sentences of ``length`` words and their
+        answers: training sentences, held-out ones (``held_out=True``) or
+        held-out ones of one of the task's :attr:`splits` (its name)."""
         if not isinstance(generator, torch.Generator):
             raise TypeError(
                 f"generator must be a torch.Generator, got {type(generator).__name__}"
@@ -148,15 +178,26 @@ class Task:
         check_int("n_sentences", n_sentences)
         low, high = self.lengths
         check_int("length", length, minimum=low, maximum=max(high, *self.test_lengths))
-        return self.draw(self.vocab, generator, n_sentences, length, bool(held_out))
+        if not isinstance(held_out, str):
+            held_out = bool(held_out)
+        elif held_out not in dict(self.splits):
+            choices = ", ".join(["True", "False", *map(repr, dict(self.splits))])
+            raise ValueError(f"held_out must be one of {choices}, got {held_out!r}")
+        return self.draw(self.vocab, generator, n_sentences, length, held_out)
 
-    def test_batches(self, seed: int = 1234) -> list[Batch]:
-        """The held-out sentences: ``test_sentences`` of each test length, seeded."""
+    def test_batches(self, seed: int = 1234, split: str | None = None) -> list[Batch]:
+        """The held-out sentences: ``test_sentences`` of each test length,
+        seeded; with ``split``, those of one of the task's :attr:`splits`."""
         check_int("seed", seed, minimum=0)
+        if split is None:
+            held_out, lengths = True, self.test_lengths
+        else:
+            check_choice("split", split, tuple(dict(self.splits)))
+            held_out, lengths = split, dict(self.splits)[split]
         generator = torch.Generator().manual_seed(seed)
         return [
-            self.batch(generator, self.test_sentences, length, held_out=True)
-            for length in self.test_lengths
+            self.batch(generator, self.test_sentences, length, held_out)
+            for length in lengths
         ]
 
     def read(self, model: torch.nn.Module, sentence: str) -> Reading:
@@ -176,6 +217,8 @@ class Task:
         answers = {
             name: self.vocab.decode(best[:, a]) for a, name in enumerate(self.answers)
         }
+        if isinstance(probs, tuple):  # one (1, n_heads, L, L) per layer
+            return Reading(tokens, answers, tuple(p[0] for p in probs))
         return Reading(tokens, answers, probs[0])
 
     def encode(self, sentence: str) -> tuple[list[str], torch.Tensor]:

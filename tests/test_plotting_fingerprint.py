@@ -144,3 +144,24 @@ def test_the_look_of_a_blocked_key_and_the_phone_layout_are_in_the_fingerprint(g
 def test_the_first_line_says_how_large_the_smallest_text_is(figure):
     first = repr(figure()).splitlines()[0]
     assert first.endswith("smallest text 12.5 px")  # 9 points at 100 dpi
+
+
+def test_a_legend_of_any_kind_of_handle_has_a_fingerprint():
+    """A legend whose handles are collections (a scatter's, a bar chart's
+    patches, lines): each handle's look is written out, widths of a
+    collection included, and another width gives another fingerprint."""
+    from matplotlib.figure import Figure
+
+    from mha.plotting.fingerprint import fingerprint
+
+    def drawn(width: float) -> str:
+        fig = Figure()
+        ax = fig.add_subplot()
+        ax.scatter([0, 1], [1, 0], label="points", linewidths=width, hatch="//")
+        ax.bar([0], [1], label="bar")
+        ax.plot([0, 1], label="line")
+        ax.legend()
+        return fingerprint(fig)
+
+    assert drawn(1.0) == drawn(1.0)
+    assert drawn(1.0) != drawn(2.5)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from booktools.book import PAGES, fullest_explorer_page
+from booktools.book import fullest_explorer_page
 from booktools.explorers import EXPLORER, options, pick, wait_until_drawn
 from booktools.pages import DESKTOP, PHONE, resize, settle
 
@@ -71,19 +71,18 @@ def assert_lined_up(widget: dict, width: int) -> None:
 
 
 def test_controls_line_up_in_one_column(open_page):
-    """On a phone and on a laptop, in the explorer with every kind of control
-    and in a choice: every label sits in one column, every control starts at
-    the same x, buttons wrap inside the control column and nothing spills past
-    the right edge."""
-    for path in (fullest_explorer_page(), PAGES["choice"]):
-        page, _ = open_page(path, width=PHONE)
-        settle(page)
-        root = page.locator(f"{EXPLORER}, .mha-choice").first
-        if root.locator('[name="mask"]').count():
-            pick(root, "mask", options(root, "mask").index("padding"))
-        for width in (PHONE, DESKTOP):
-            resize(page, width)
-            assert_lined_up(root.evaluate(ROWS_JS), width)
+    """On a phone and on a laptop, in the explorer with every kind of control:
+    every label sits in one column, every control starts at the same x,
+    buttons wrap inside the control column and nothing spills past the right
+    edge."""
+    page, _ = open_page(fullest_explorer_page(), width=PHONE)
+    settle(page)
+    root = page.locator(EXPLORER).first
+    if root.locator('[name="mask"]').count():
+        pick(root, "mask", options(root, "mask").index("padding"))
+    for width in (PHONE, DESKTOP):
+        resize(page, width)
+        assert_lined_up(root.evaluate(ROWS_JS), width)
 
 
 def test_the_chosen_button_is_filled_and_readable(open_page):
@@ -183,27 +182,3 @@ def test_the_maps_text_is_legible_on_a_phone_and_marks_blocked_keys(open_page, w
         "rs => rs.map(r => r.getAttribute('fill'))"))  # fmt: skip
     svg = root.locator("svg.mha-maps")
     assert svg.evaluate("s => s.getBoundingClientRect().right") <= width
-
-
-def test_a_choice_shows_the_panel_of_its_option(open_page):
-    """A drop-down of panels (mha.display.static_choice) shows exactly the
-    panel of the option chosen, with the mouse or the keyboard, and no script."""
-    page, log = open_page(PAGES["choice"])
-    choice = page.locator(".mha-choice").first
-    menu = choice.locator("select")
-    panels = choice.locator(".mha-panel")
-    assert panels.count() == menu.locator("option").count() >= 2
-
-    def visible() -> list[bool]:
-        return [panel.is_visible() for panel in panels.all()]
-
-    assert visible() == [i == 0 for i in range(panels.count())]
-    menu.select_option("1")
-    assert visible() == [i == 1 for i in range(panels.count())]
-    menu.focus()
-    page.keyboard.press("Home")
-    assert visible() == [i == 0 for i in range(panels.count())]
-    assert choice.get_by_role(
-        "combobox", name=menu.evaluate("m => m.labels[0].textContent")
-    )
-    assert log.problems() == [], "\n".join(log.problems())

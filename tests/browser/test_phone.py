@@ -50,8 +50,9 @@ TOO_WIDE = """() => {
 @pytest.mark.parametrize("width", [PHONE])
 def test_printed_outputs_and_tables_fit_a_phone(open_page, page_path, width):
     """At 390 px no printed output of Part 1 is wider than its column, and no
-    table of any page: the numbers the prose quotes are all in view (print
-    per head or per row; print a table as a table: a wide one becomes cards)."""
+    table of any page: the numbers the prose quotes are all in view (a
+    printed line wraps at its spaces on a phone, book.css; print a table as
+    a table: a wide one becomes cards)."""
     page, _ = open_page(page_path, width=width)
     settle(page)
     found = page.evaluate(TOO_WIDE)

@@ -30,7 +30,6 @@ PAGES = {
     "root": "book/intro.html",
     "figures": "book/04_scores.html",  # figures on their own white ground
     "code": "book/01_words_to_vectors.html",  # code cells
-    "choice": "book/01_words_to_vectors.html",  # a drop-down of panels (static_choice)
     "code headings": "book/09_pytorch.html",  # headings made of long code names
     "tables": "book/glossary.html",
     "api": "book/api.html",

@@ -30,7 +30,7 @@ LIMITS = {"The core path": 8_000, "book": 20_000}
 # the explorers' controls, the links Sphinx adds to headings.
 NOT_PROSE = (
     "pre, div.highlight, math, script, style, button, form, select, "
-    ".headerlink, .mha-explorer, .mha-choice, .cell_input"
+    ".headerlink, .mha-explorer, .cell_input"
 )
 # Generated from other sources: the docstrings' entries, the bibliography's.
 GENERATED = "dl.py, div.citation"

@@ -132,10 +132,11 @@ def _axes_summary(ax) -> tuple[str, str]:
 
 
 def _look(patch) -> str:
-    """A patch's fill, edge and hatch (the hatch takes the edge's colour)."""
+    """A patch's (or a collection's) fill, edge width and hatch (the hatch
+    takes the edge's colour)."""
     return (
         f"{_g(patch.get_facecolor())} edge {_g(patch.get_edgecolor())} "
-        f"{patch.get_linewidth():.2g} hatch {patch.get_hatch()}"
+        f"{_g(patch.get_linewidth())} hatch {patch.get_hatch()}"
     )
 
 

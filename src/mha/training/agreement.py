@@ -64,7 +64,7 @@ VERB = "be"
 FORMS = ("is", "are")  # singular, plural
 WORDS = ("the", *ADJECTIVES, *NOUNS, *PLURALS, *PREPOSITIONS, VERB, *FORMS)
 
-#: A sentence's shape: (one 0/1 per phrase before the subject for its
+#: The shape of a sentence, as (one 0/1 per phrase before the subject for its
 #: adjective, adjectives before the subject, one 0/1 per phrase after it, 0/1
 #: for an adjective after the verb).
 Shape = tuple[tuple[int, ...], int, tuple[int, ...], int]
@@ -269,8 +269,8 @@ AGREEMENT = Task(
     max_length=max(SHAPES),
 )
 
-#: Agreement when phrases may also stand before the subject: the first noun
-#: is not always the subject (*by the door the red lamps be* → *are*).
+#: Agreement when phrases may also stand before the subject, so that the first
+#: noun is not always the subject (*by the door the red lamps be* → *are*).
 FRONTED = Task(
     name="fronted",
     asks="the form of the verb, is or are, which agrees with its subject, "

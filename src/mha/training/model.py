@@ -27,7 +27,6 @@ class ToyModel(nn.Module):
     through attention.
 
     Attributes:
-        layers: ``(attention,)``, the one attention layer.
         residual: ``False``: no residual stream.
 
     Args:
@@ -81,7 +80,7 @@ class ToyModel(nn.Module):
 
     @property
     def layers(self) -> tuple[MultiHeadAttention]:
-        """The attention layers in order: here the one, ``(self.attention,)``."""
+        """The attention layers in order, here ``(self.attention,)``, the one layer."""
         return (self.attention,)
 
 

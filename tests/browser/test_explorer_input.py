@@ -60,7 +60,7 @@ def test_bad_input_gets_a_message_and_the_picture_stays(explorer, text, says):
     after = shown(root)
     assert says in after["message"]
     assert len(after["message"]) < 300  # a message, not the text typed back
-    for part in ("state", "svg", "caption", "description", "title"):
+    for part in ("state", "picture", "caption", "description", "title"):
         assert after[part] == before[part], part
     assert root.locator("img, form script").count() == 0  # nothing inserted as markup
     assert page.evaluate("window.__attacked") is None  # nothing run

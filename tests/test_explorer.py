@@ -303,7 +303,7 @@ def test_the_two_layer_model_is_explored_on_its_stream_causal_in_both_layers():
     want = ~mha.causal_mask(len(tokens))
     want[:, -2:] = True
     assert torch.equal(got.blocked, want)
-    assert weights_data(network)["causal"] and not weights_data(plain)["causal"]
+    assert weights_data(network)["causal"] and "causal" not in weights_data(plain)
     # Its sentences are its own task's (phrases before the subject among them).
     explorer = mha.attention_explorer({"two layers": two}, vocab=training.FRONTED)
     assert explorer.sentences == tuple(models.example_sentences(network))

@@ -35,7 +35,11 @@ SHOWN_JS = """(root) => {
     const canvas = root.querySelector('canvas.mha-maps');
     const picture = root.mhaExplorer.picture;
     const ratio = canvas.width / picture.width;
-    const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+    const copy = document.createElement('canvas');  // read once, on a canvas of its own
+    [copy.width, copy.height] = [canvas.width, canvas.height];
+    const g = copy.getContext('2d', {willReadFrequently: true});
+    g.drawImage(canvas, 0, 0);
+    const pixels = g.getImageData(0, 0, canvas.width, canvas.height);
     const pixel = (x, y) => {
         const i = (Math.floor(y * ratio) * canvas.width + Math.floor(x * ratio)) * 4;
         return '#' + [0, 1, 2].map(k => pixels.data[i + k].toString(16).padStart(2, '0'))

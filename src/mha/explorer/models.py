@@ -370,7 +370,8 @@ def _linear(layer: nn.Linear) -> tuple[dict, dict]:
 
 
 def weights_data(network: Network) -> dict:
-    """What the page computes with: the vocabulary, the sizes and every weight."""
+    """What the page computes with: the vocabulary, the sizes, every weight
+    and, for a network causal in every layer, ``"causal": True``."""
     layers = []
     for layer in network.layers:
         entry = {}
@@ -391,6 +392,6 @@ def weights_data(network: Network) -> dict:
         "pe": _tensor(network.position.pe[0]),
         "layers": layers,
         "residual": network.residual,
-        "causal": network.causal,
         "readouts": readouts,
+        **({"causal": True} if network.causal else {}),  # absent: not causal
     }

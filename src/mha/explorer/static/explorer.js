@@ -197,7 +197,7 @@
         dModel: weights.dModel,
         maxLength: weights.maxLength,
         residual: weights.residual,
-        causal: weights.causal,
+        causal: weights.causal === true,
         embed: tensor(weights.embed),
         pe: tensor(weights.pe),
         layers: weights.layers.map(layer),

@@ -5,7 +5,7 @@ A :class:`Network` is one set of weights with everything the page needs to
 run it: the vocabulary, the embeddings, the position code, the attention
 layers in order (each reading the last one's output, or the residual stream
 ``x + attn(x)``; causal in every layer where the model always is, as
-`mha.training.TwoLayerModel`), and the readouts, if any. :func:`networks` makes them from
+`~mha.training.model.TwoLayerModel`), and the readouts, if any. :func:`networks` makes them from
 what a chapter or a reader hands the explorer; :func:`reading` is the
 package's forward pass for one setting (the numbers the page must match);
 :func:`weights_data` is what the page receives.
@@ -48,7 +48,7 @@ class Network:
         residual: whether each layer adds its output to its input
             (``x + attn(x)``) rather than replacing it.
         causal: whether every layer is causal whatever the mask chosen
-            (`mha.training.TwoLayerModel`): the mask then blocks a key where
+            (`~mha.training.model.TwoLayerModel`): the mask then blocks a key where
             it or the causal mask does.
         readouts: its readouts (``nn.Linear(d_model, vocab_size)``), none
             for a layer alone.

@@ -5,8 +5,9 @@ A :class:`Network` is one set of weights with everything the page needs to
 run it: the vocabulary, the embeddings, the position code, the attention
 layers in order (each reading the last one's output, or the residual stream
 ``x + attn(x)``; causal in every layer where the model always is, as
-`~mha.training.model.TwoLayerModel`), and the readouts, if any. :func:`networks` makes them from
-what a chapter or a reader hands the explorer; :func:`reading` is the
+`~mha.training.model.TwoLayerModel`), and the readouts, if any.
+:func:`networks` makes them from what a chapter or a reader hands the
+explorer; :func:`reading` is the
 package's forward pass for one setting (the numbers the page must match);
 :func:`weights_data` is what the page receives.
 """

@@ -1,8 +1,8 @@
 """How fast the explorers on the built site answer the reader: the first
-change and the later ones, on an emulated phone and on a desktop, and the
-bytes fetched.
+change and the later ones, on an emulated phone and on a desktop, the
+main thread's work per change, and the bytes fetched.
 
-    python benchmarks/bench_first_tap.py [--desktop] [PAGE ...]
+    python benchmarks/bench_first_tap.py [--desktop] [--before SITE] [PAGE ...]
 
 Phone: a 390 px touch screen on Lighthouse's slow 4G (150 ms round trip,
 1.6 Mbit/s down, 750 kbit/s up) with a 4x slower CPU, by Chromium's own
@@ -18,20 +18,31 @@ as Interaction to Next Paint counts it, from the event that changes the
 control (the click, the key, the control's own input event) to the first
 frame painted after the new picture is in the page (the explorer's state is
 the new setting, computed in the page); in brackets, from the finger's first
-touch of the screen. Later changes follow, every kind in turn, half a second
-apart (a quick reader). Bytes are counted as sent (gzipped), from the page's
-first request: once the page has loaded (the reader has not moved yet), at
-the first change, after the scroll to the explorer (which brings the
-chapter's own figures near it: they load lazily), and after the later
-changes (an explorer fetches nothing once loaded).
+touch of the screen. Each change is traced (Chromium's DevTools protocol):
+the main thread's CPU time from the first input event to that paint
+(``page_trace.py``), which the machine's load inflates far less than the latency.
+Later changes follow, every kind in turn, half a second apart (a quick
+reader). Bytes are counted as sent (gzipped), from the page's first request:
+once the page has loaded (the reader has not moved yet), at the first change,
+after the scroll to the explorer (which brings the chapter's own figures near
+it: they load lazily), and after the later changes (an explorer fetches
+nothing once loaded).
+
+``--before SITE`` measures a second build (the explorer before a change)
+side by side with the first: each run of each page and kind of change on the
+one, then on the other, so both see the same load. The machine's load
+average (1 minute) is recorded at every change.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import statistics
 import sys
 from pathlib import Path
+
+from page_trace import END, START, Trace, main_thread_ms
 
 from booktools.book import ROOT, explorer_pages
 from booktools.chromium import launch
@@ -65,16 +76,23 @@ WATCH_JS = """() => {
     for (const type of ['pointerdown', 'touchstart', 'mousedown'])
         window.addEventListener(type, mark('touch'), true);
 }"""
-ARM_JS = """([root, name, want]) => {
-    window.__tap = {start: null, touch: null, done: null};
-    const before = root.querySelector('svg.mha-maps');
+# The picture shown: in the explorer before this one (``--before``) its SVG
+# element, else what the explorer drew last (its canvas's content).
+ARM_JS = f"""([root, name, want]) => {{
+    window.__tap = {{start: null, touch: null, done: null}};
+    const picture = () => root.querySelector('svg.mha-maps') || root.mhaExplorer.picture;
+    const before = picture();
     const ready = () => String(root.mhaExplorer.state[name]) === want
-        && root.querySelector('svg.mha-maps') !== before;
+        && picture() !== before;
     const check = () => ready()
-        ? setTimeout(() => { window.__tap.done = performance.now(); }, 0)  // after the paint
+        ? setTimeout(() => {{  // after the paint
+            performance.mark('{END}');
+            window.__tap.done = performance.now();
+        }}, 0)
         : requestAnimationFrame(check);
     requestAnimationFrame(check);
-}"""
+    performance.mark('{START}');
+}}"""
 TYPED = ("what will come next", "a basic example")  # the running example's words
 KINDS = ("option", "sentence", "mask", "nPad", "nHeads")  # the controls, in order
 
@@ -92,6 +110,7 @@ class Tab:
         self.phone = phone
         self.bytes = 0
         cdp = self.context.new_cdp_session(self.page)
+        self.trace = Trace(cdp)
         cdp.send("Network.enable")
         cdp.on("Network.loadingFinished", self._finished)
         if phone:
@@ -103,7 +122,7 @@ class Tab:
         self.page.evaluate("1")  # a round trip: the network events so far are in
         self.on_load = self.bytes
         self.root = self.page.locator(EXPLORER).first
-        self.root.locator("svg.mha-maps").wait_for(timeout=60_000)
+        self.root.locator(".mha-maps").wait_for(timeout=60_000)
         self.root.scroll_into_view_if_needed()
         self.page.wait_for_load_state("networkidle")
         self.page.wait_for_timeout(600)  # quiet for a moment, as a reader looks
@@ -115,7 +134,8 @@ class Tab:
         """Make a change of kind ``name`` (a control: its next option, the other
         end of a slider; ``"typed"``: a sentence typed, then Enter);
         milliseconds from the event that made it to the paint of the new
-        picture (``from_touch``: from the first touch)."""
+        picture (``from_touch``: from the first touch; ``cpu``: the main
+        thread's CPU time meanwhile; ``load``: the machine's load average)."""
         if name == "typed":
             box = self.root.locator('[name="text"]')
             box.fill(TYPED[box.input_value() == TYPED[0]])
@@ -127,6 +147,7 @@ class Tab:
             if kind(self.root, name) == "slider":
                 index = 0 if now == len(texts) - 1 else len(texts) - 1
             goal, want = name, texts[index]
+        self.trace.start()
         self.page.evaluate(ARM_JS, [self.root.element_handle(), goal, want])
         if name == "typed":
             box.press("Enter")
@@ -137,13 +158,28 @@ class Tab:
             "() => [window.__tap.done - window.__tap.start,"
             " window.__tap.done - (window.__tap.touch ?? window.__tap.start)]"
         )
+        work = main_thread_ms(self.trace.stop(self.page))
+        self.cpu = work["cpu"]
+        if os.environ.get("FIRST_TAP_PHASES"):  # where the main thread's time went
+            phases = sorted(work["by"].items(), key=lambda kv: -kv[1])
+            print(
+                f"{name}: {event:.0f} ms, main thread {work['busy']:.0f} ms: "
+                + ", ".join(f"{k} {v:.0f}" for k, v in phases),
+                file=sys.stderr,
+            )
+            if os.environ["FIRST_TAP_PHASES"] == "events":
+                events = sorted(work["events"].items(), key=lambda kv: -kv[1])[:14]
+                print(
+                    "   ", ", ".join(f"{k} {v:.1f}" for k, v in events), file=sys.stderr
+                )
+        self.load = os.getloadavg()[0]
         self.from_touch = touch
         return event
 
     def _act(self, name: str, target: int, count: int) -> None:
         """Tap (or click) option ``target`` of a control: a button, the slider's
-        track at the option's place (positions relative to the element, taken
-        as it is tapped: the chapter's images above may still be loading)."""
+        track at the option's place (positions taken just before the tap: the
+        chapter's images above may still be loading)."""
         found = self.root.locator(f'[name="{name}"]')
         what = kind(self.root, name)
         if what == "menu":  # a phone's own picker: the choice is the input event
@@ -162,10 +198,16 @@ class Tab:
             thumb = min(box["height"], 16)
             x = thumb / 2 + (box["width"] - thumb) * target / (count - 1)
             position = {"x": x, "y": box["height"] / 2}
+        # The browser's own input events at that point (as a finger or a mouse
+        # makes them), without Playwright's checks of the element tapped,
+        # which run in the page and would be timed with the change.
+        element.scroll_into_view_if_needed()
+        box = element.bounding_box()
+        x, y = box["x"] + position["x"], box["y"] + position["y"]
         if self.phone:
-            element.tap(position=position)
+            self.page.touchscreen.tap(x, y)
         else:
-            element.click(position=position)
+            self.page.mouse.click(x, y)
 
     def kinds(self) -> list[str]:
         """The kinds of change: each control shown, and a typed sentence."""
@@ -175,81 +217,141 @@ class Tab:
         self.context.close()
 
 
-def measure(site: Path, pages: list[str], phone: bool) -> dict[str, dict]:
-    """{page: {first: {kind: [ms, ...]}, touch: [ms, ...], later: [ms, ...],
-    loaded: [bytes on load, ...], before: [bytes at the first change, ...],
-    every: (bytes the later changes added, bytes in all)}}."""
+def measure(sites: dict[str, Path], pages: list[str], phone: bool) -> dict:
+    """{site label: {page: {first: {kind: [ms, ...]}, cpu: {kind: [ms, ...]},
+    touch: [ms, ...], later: [ms, ...], later_cpu: [ms, ...], load: [load
+    average at each change], loaded: [bytes on load, ...], before: [bytes at
+    the first change, ...], every: (bytes the later changes added, bytes in
+    all)}}}, each run of each page and kind on every site in turn."""
     from playwright.sync_api import sync_playwright
 
-    results = {}
-    with serve(site, gzip=True) as url:
+    results = {label: {} for label in sites}
+    with contextlib.ExitStack() as stack:
+        served = {
+            label: stack.enter_context(serve(site, gzip=True))
+            for label, site in sites.items()
+        }
         with sync_playwright() as playwright:
             browser = launch(playwright)
             for path in pages:
-                found = {
-                    "first": {},
-                    "touch": [],
-                    "later": [],
-                    "before": [],
-                    "loaded": [],
-                }
+                for label in sites:
+                    results[label][path] = {
+                        "first": {}, "cpu": {}, "touch": [], "later": [],
+                        "later_cpu": [], "load": [], "before": [], "loaded": [],
+                    }  # fmt: skip
+                probe = Tab(browser, served[next(iter(sites))] + path, phone)
+                names = probe.kinds()
+                probe.close()
                 for repeat in range(REPEATS):
-                    probe = Tab(browser, url + path, phone)
-                    names = probe.kinds()
-                    probe.close()
                     for name in names:
-                        tab = Tab(browser, url + path, phone)
-                        found["loaded"].append(tab.on_load)
-                        found["before"].append(tab.bytes)
-                        found["first"].setdefault(name, []).append(tab.tap(name))
-                        found["touch"].append(tab.from_touch)
-                        if name == names[0] and repeat == 0:
-                            start = tab.bytes
-                            for _ in range(LATER_ROUNDS):
-                                for other in tab.kinds():
-                                    tab.page.wait_for_timeout(500)
-                                    found["later"].append(tab.tap(other))
-                            tab.page.wait_for_load_state("networkidle")
-                            found["every"] = (tab.bytes - start, tab.bytes)
-                        tab.close()
-                results[path] = found
-                print(f"{path}: {found}", file=sys.stderr, flush=True)
+                        for label, url in served.items():
+                            found = results[label][path]
+                            tab = Tab(browser, url + path, phone)
+                            found["loaded"].append(tab.on_load)
+                            found["before"].append(tab.bytes)
+                            found["first"].setdefault(name, []).append(tab.tap(name))
+                            found["cpu"].setdefault(name, []).append(tab.cpu)
+                            found["touch"].append(tab.from_touch)
+                            found["load"].append(tab.load)
+                            if name == names[0] and repeat == 0:
+                                start = tab.bytes
+                                for _ in range(LATER_ROUNDS):
+                                    for other in tab.kinds():
+                                        tab.page.wait_for_timeout(500)
+                                        found["later"].append(tab.tap(other))
+                                        found["later_cpu"].append(tab.cpu)
+                                        found["load"].append(tab.load)
+                                tab.page.wait_for_load_state("networkidle")
+                                found["every"] = (tab.bytes - start, tab.bytes)
+                            tab.close()
+                for label in sites:
+                    print(f"{label} {path}: {results[label][path]}", file=sys.stderr)
             browser.close()
     return results
 
 
+def _ms(values: list[float]) -> str:
+    return f"{statistics.median(values):.0f}"
+
+
 def table(results: dict[str, dict], phone: bool = True) -> tuple[str, bool]:
-    """A markdown table, and whether every target is met: on a phone every
-    change (the first ones and the later ones) within 100 ms and at most
-    250 KB fetched once the page has loaded; on a desktop every change within
-    50 ms."""
+    """Markdown tables (latency and main-thread CPU time per kind of change,
+    each site's figure side by side; bytes), and whether every target is met
+    by the last site: on a phone every change (the first ones and the later
+    ones) within 100 ms and at most 250 KB fetched once the page has loaded;
+    on a desktop every change within 50 ms."""
+    labels = list(results)
+    both = " → ".join(labels)
     rows = [
-        "| page | first change, each kind (median of runs) | slowest first change "
-        "(from the touch) | later changes: median, slowest | on load | at the first "
-        "change | in all (the later changes added) |",
-        "|---|---|---:|---:|---:|---:|---:|",
+        f"| page | change | first change ({both}) | its main-thread CPU ({both}) "
+        f"| slowest first change, from the touch ({both}) |",
+        "|---|---|---:|---:|---:|",
+    ]
+    later_rows = [
+        f"| page | later changes: median, slowest ({both}) | their main-thread CPU: "
+        f"median, slowest ({both}) | load average during the page ({both}) |",
+        "|---|---:|---:|---:|",
+    ]
+    byte_rows = [
+        f"| page | on load ({both}) | at the first change ({both}) "
+        f"| in all, the later changes added ({both}) |",
+        "|---|---:|---:|---:|",
     ]
     ok = True
-    for page, r in results.items():
-        firsts = {name: statistics.median(t) for name, t in r["first"].items()}
-        slowest = max(max(t) for t in r["first"].values())
-        later = r["later"]
-        added, total = r["every"]
-        rows.append(
+    for page in results[labels[0]]:
+        got = {label: results[label][page] for label in labels}
+        for name in got[labels[0]]["first"]:
+            rows.append(
+                f"| {page} | {name} | "
+                + " → ".join(f"{_ms(r['first'][name])} ms" for r in got.values())
+                + " | "
+                + " → ".join(f"{_ms(r['cpu'][name])} ms" for r in got.values())
+                + " | "
+                + " → ".join(f"{max(r['first'][name]):.0f} ms" for r in got.values())
+                + " |"
+            )
+        later_rows.append(
             f"| {page} | "
-            + ", ".join(f"{name} {ms:.0f} ms" for name, ms in firsts.items())
-            + f" | {slowest:.0f} ms ({max(r['touch']):.0f} ms) "
-            f"| {statistics.median(later):.0f} ms, {max(later):.0f} ms "
-            f"| {statistics.median(r['loaded']) / 1024:.0f} KB "
-            f"| {statistics.median(r['before']) / 1024:.0f} KB "
-            f"| {total / 1024:.0f} KB ({added / 1024:.0f} KB) |"
+            + " → ".join(
+                f"{_ms(r['later'])}, {max(r['later']):.0f} ms" for r in got.values()
+            )
+            + " | "
+            + " → ".join(
+                f"{_ms(r['later_cpu'])}, {max(r['later_cpu']):.0f} ms"
+                for r in got.values()
+            )
+            + " | "
+            + " → ".join(
+                f"{min(r['load']):.1f}–{max(r['load']):.1f}" for r in got.values()
+            )
+            + " |"
         )
+        byte_rows.append(
+            f"| {page} | "
+            + " → ".join(
+                f"{statistics.median(r['loaded']) / 1024:.0f} KB" for r in got.values()
+            )
+            + " | "
+            + " → ".join(
+                f"{statistics.median(r['before']) / 1024:.0f} KB" for r in got.values()
+            )
+            + " | "
+            + " → ".join(
+                f"{r['every'][1] / 1024:.0f} KB ({r['every'][0] / 1024:.0f} KB)"
+                for r in got.values()
+            )
+            + " |"
+        )
+        last = got[labels[-1]]
+        slowest = max(max(t) for t in last["first"].values())
+        worst = max(slowest, max(last["later"]), max(last["touch"]))
         if phone:
-            ok &= max(slowest, max(later)) <= 100
-            ok &= statistics.median(r["loaded"]) <= 250 * 1024
+            ok &= worst <= 100
+            ok &= statistics.median(last["loaded"]) <= 250 * 1024
         else:
-            ok &= max(slowest, max(later)) <= 50
-    return "\n".join(rows), ok
+            ok &= worst <= 50
+    text = "\n".join(rows) + "\n\n" + "\n".join(later_rows) + "\n\n"
+    return text + "\n".join(byte_rows), ok
 
 
 # The same pages before: the third edition's explorers (every setting drawn
@@ -282,8 +384,12 @@ explorers are now those of chapters 4, 6 and 7:
 def main(args: list[str]) -> None:
     site = Path(os.environ.get("BOOK_SITE", ROOT / "_build" / "html"))
     phone = "--desktop" not in args
+    sites = {"now": site}
+    if "--before" in args:
+        before = Path(args.pop(args.index("--before") + 1))
+        sites = {"before": before, "now": site}
     pages = [a for a in args if not a.startswith("--")] or explorer_pages()
-    text, ok = table(measure(site, pages, phone), phone)
+    text, ok = table(measure(sites, pages, phone), phone)
     print(text)
     print("every target met:", ok)
 

@@ -44,13 +44,14 @@ def open_page(browser, site_url, slow_site_url):
     """open_page(path) -> (page, log): the page loaded, with all traffic and
     messages logged (``booktools.pages.open_page``). ``slow=True``: served as a
     slow network serves it, with its layout shifts recorded in
-    window.layoutShifts."""
+    window.layoutShifts; other keywords: the browser context's options."""
     opened = []
 
-    def _open(path: str, width: int = 1280, height: int = 900, slow: bool = False):
+    def _open(path: str, width: int = 1280, height: int = 900, slow: bool = False,
+              **options):  # fmt: skip
         base = slow_site_url if slow else site_url
         page, log = pages.open_page(
-            browser, base, path, width, height, layout_shifts=slow
+            browser, base, path, width, height, layout_shifts=slow, **options
         )
         opened.append(page)
         return page, log

@@ -1,7 +1,7 @@
 """How explorers and choices look: one label column, buttons that say which
 one is chosen, the page's own colours in light and dark mode; the maps'
-text at 9 CSS px or more on a phone, drawn as text (sharp at any pixel
-density), readable on the dark page, blocked keys marked as blocked; a
+text at 9 CSS px or more on a phone, drawn at the device's pixel density
+(sharp), readable on the dark page, blocked keys marked as blocked; a
 choice shows the panel of its option."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from booktools.book import fullest_explorer_page
-from booktools.explorers import EXPLORER, options, pick, wait_until_drawn
+from booktools.explorers import EXPLORER, options, pick, shown, wait_until_drawn
 from booktools.pages import DESKTOP, PHONE, resize, settle
 
 pytestmark = pytest.mark.browser
@@ -118,10 +118,11 @@ DARK_JS = (
                                               + ' .mha-button > span, select, .mha-description')]
             .filter(el => el.offsetParent !== null && el.textContent.trim());
         const page = background(document.body);
-        const ink = [...root.querySelectorAll('svg .mha-ink')].map(t => {
-            const [x, y] = [luminance(rgb(getComputedStyle(t).fill)), luminance(page)];
-            return [t.textContent, (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05)];
-        });
+        // The maps' titles and labels: drawn in the explorer's ink.
+        const hex = root.mhaExplorer.ink.text.match(/[0-9a-f]{2}/gi).map(h => parseInt(h, 16));
+        const [x, y] = [luminance(hex), luminance(page)];
+        const ink = root.mhaExplorer.picture.texts.map(t =>
+            [t.text, (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05)]);
         return {panel: luminance(background(root)), page: luminance(page),
                 contrasts: texts.map(el => [el.textContent.trim(), contrast(el)]).concat(ink)};
     })"""
@@ -149,22 +150,29 @@ def test_explorers_sit_on_the_dark_page(browser, site_url):
     assert low == []
 
 
-# Every text of the maps: its font size as drawn on the screen (CSS px), and
-# whether it is SVG text (drawn as text, sharp at any pixel density).
-TEXT_SIZES_JS = """(root) => [...root.querySelectorAll('svg.mha-maps text')].map(t => {
-    const box = t.getBoundingClientRect(), svg = t.ownerSVGElement;
-    const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
-    return [t.textContent, parseFloat(getComputedStyle(t).fontSize) * scale, box.width > 0];
-})"""
+# Every text of the maps (the cells' numbers included): its font size as drawn
+# on the screen (CSS px: the canvas's size on the screen over the picture's),
+# and whether the canvas has a pixel of its own for each device pixel (sharp).
+TEXT_SIZES_JS = """(root) => {
+    const canvas = root.querySelector('canvas.mha-maps');
+    const picture = root.mhaExplorer.picture, box = canvas.getBoundingClientRect();
+    const scale = box.width / picture.width;
+    const sharp = canvas.width === Math.round(box.width * devicePixelRatio);
+    const numbers = picture.maps.flatMap(m => m.cells.flat().filter(c => c.number !== null)
+        .map(c => [c.number, picture.numberSize * scale, sharp]));
+    return picture.texts.map(t => [t.text, t.size * scale, sharp]).concat(numbers);
+}"""
 
 
-@pytest.mark.parametrize("width", [PHONE, DESKTOP])
-def test_the_maps_text_is_legible_on_a_phone_and_marks_blocked_keys(open_page, width):
+@pytest.mark.parametrize(("width", "ratio"), [(PHONE, 3), (DESKTOP, 1)])
+def test_the_maps_text_is_legible_on_a_phone_and_marks_blocked_keys(
+    open_page, width, ratio
+):
     """At a 360 px column (and on a laptop) every label, number and title of
-    the maps is SVG text of 9 CSS px or more; with the padding mask the
-    blocked keys are hatched grey cells without a number, and the colour
-    bar's legend says "blocked"."""
-    page, _ = open_page(fullest_explorer_page(), width=width)
+    the maps is 9 CSS px or more, on a canvas with a pixel for each of the
+    screen's; with the padding mask the blocked keys are hatched grey cells
+    without a number, and the colour bar's legend says "blocked"."""
+    page, _ = open_page(fullest_explorer_page(), width=width, device_scale_factor=ratio)
     root = page.locator(EXPLORER).first
     wait_until_drawn(root)
     pick(root, "mask", options(root, "mask").index("padding"))
@@ -176,9 +184,8 @@ def test_the_maps_text_is_legible_on_a_phone_and_marks_blocked_keys(open_page, w
     assert small == []
     texts = [text for text, _, _ in sizes]
     assert "blocked" in texts and "head 0" in texts and "key (attended to)" in texts
-    blocked = root.locator('svg rect[data-p="blocked"]')
-    assert blocked.count() > 0
-    assert all(f.startswith("url(#") for f in blocked.evaluate_all(
-        "rs => rs.map(r => r.getAttribute('fill'))"))  # fmt: skip
-    svg = root.locator("svg.mha-maps")
-    assert svg.evaluate("s => s.getBoundingClientRect().right") <= width
+    cells = [cell for cells in shown(root)["maps"] for cell in cells]
+    blocked = [seen for p, _, seen in cells if p == "blocked"]
+    assert blocked and all(seen[1:3] == seen[3:5] == seen[5:7] for seen in blocked)
+    canvas = root.locator("canvas.mha-maps")
+    assert canvas.evaluate("s => s.getBoundingClientRect().right") <= width

@@ -8,9 +8,12 @@ through its controls.
 
 Models: the running example's layer (trained and random, 1, 2, 4 and 8
 heads), the previous-word, neighbours and agreement models for 1, 2, 4 and 8
-heads, and two-layer models with a residual stream (random weights, built
-here as the two-layer model's contract says: ``model.layers``,
-``model.residual``, ``model(ids, mask) -> (logits, attn)``)."""
+heads, the fronted task's shipped one- and two-layer models (as a reader
+loads them, float32: ``mha.training.TwoLayerModel``, a residual stream and
+causal in both layers), and two-layer models with a residual stream and no
+causal mask (random weights, built here as the two-layer model's contract
+says: ``model.layers``, ``model.residual``, ``model(ids, mask) -> (logits,
+attn)``)."""
 
 from __future__ import annotations
 
@@ -34,7 +37,7 @@ from booktools.explorers import (
     wait_until_drawn,
 )
 from mha.explorer.models import MASKS
-from mha.training import AGREEMENT, NEIGHBOURS, PREVIOUS_WORD
+from mha.training import AGREEMENT, FRONTED, NEIGHBOURS, PREVIOUS_WORD, load
 
 pytestmark = pytest.mark.browser
 SETTINGS_PER_MODEL = 100
@@ -81,6 +84,13 @@ def explorers() -> dict[str, object]:
         "previous word": mha.attention_explorer(PREVIOUS_WORD),
         "neighbours": mha.attention_explorer(NEIGHBOURS),
         "agreement": mha.attention_explorer(AGREEMENT, seed=2),
+        "fronted": mha.attention_explorer(
+            {
+                "one layer": load(FRONTED, 4, 1),
+                "two layers": load(FRONTED, 4, 1, n_layers=2),
+            },
+            vocab=FRONTED,
+        ),
         "two layers, 2 heads": mha.attention_explorer(two_layers(2), vocab=AGREEMENT),
         "two layers, 4 heads": mha.attention_explorer(two_layers(4), vocab=AGREEMENT),
     }
@@ -179,8 +189,9 @@ def test_the_page_computes_what_the_package_computes(page_of_explorers):
                 checked[name, option, n_heads] = len(settings)
     assert errors == []
     # Every model: the running example's two weights and the three tasks at
-    # every head count, the two-layer models at theirs.
-    assert len(checked) == 2 * 4 + 3 * 4 + 2
+    # every head count, the fronted task's two models, the two-layer models
+    # at their head counts.
+    assert len(checked) == 2 * 4 + 3 * 4 + 2 + 2
     assert min(checked.values()) >= 100
 
 

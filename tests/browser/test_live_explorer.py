@@ -108,7 +108,7 @@ def test_live_explorer_follows_every_control(browser, tmp_path):
         before = shown(root)
         type_sentence(root, "the cat sat")
         assert "not a word this model knows" in shown(root)["message"]
-        assert shown(root)["svg"] == before["svg"]
+        assert shown(root)["picture"] == before["picture"]
         assert errors == []
         context.close()
 

@@ -27,17 +27,34 @@ TOLERANCE = 1e-5  # the page's numbers against the package's
 DATA_JS = "r => JSON.parse(r.querySelector('script.mha-data').textContent)"
 
 # What an explorer shows now: its state, the picture's title and each map
-# cell (data-p, its number if drawn, its fill), the caption, the description,
-# the answers and the message.
+# cell (its probability or "blocked", the colour it is given, its number if
+# drawn, and the colour the canvas shows: a pixel read away from the cell's
+# number and outline), the picture itself (its pixels, as a data URL), the
+# caption, the description, the answers and the message.
 SHOWN_JS = """(root) => {
-    const svg = root.querySelector('svg.mha-maps');
-    const maps = [...svg.querySelectorAll('g.mha-map')].map(g => [...g.querySelectorAll('rect')]
-        .map(r => [r.dataset.p, r.getAttribute('fill')]));
-    const numbers = [...svg.querySelectorAll('g.mha-map')].map(g =>
-        [...g.querySelectorAll('text')].map(t => t.textContent));
+    const canvas = root.querySelector('canvas.mha-maps');
+    const picture = root.mhaExplorer.picture;
+    const ratio = canvas.width / picture.width;
+    const copy = document.createElement('canvas');  // read once, on a canvas of its own
+    [copy.width, copy.height] = [canvas.width, canvas.height];
+    const g = copy.getContext('2d', {willReadFrequently: true});
+    g.drawImage(canvas, 0, 0);
+    const pixels = g.getImageData(0, 0, canvas.width, canvas.height);
+    const pixel = (x, y) => {
+        const i = (Math.floor(y * ratio) * canvas.width + Math.floor(x * ratio)) * 4;
+        return '#' + [0, 1, 2].map(k => pixels.data[i + k].toString(16).padStart(2, '0'))
+            .join('');
+    };
+    const cells = m => m.cells.flatMap((row, i) => row.map((c, j) => {
+        const at = i === picture.row ? 0.75 : 0.25;  // off the outline of the row described
+        return [c.p === null ? 'blocked' : String(c.p), c.fill,
+                pixel(m.x + (j + 0.5) * m.cell, m.y + (i + at) * m.cell)];
+    }));
     return {state: Object.assign({}, root.mhaExplorer.state),
-            title: svg.querySelector('text').textContent, maps: maps, numbers: numbers,
-            svg: svg.outerHTML,
+            title: picture.title, maps: picture.maps.map(cells),
+            numbers: picture.maps.map(m => m.cells.flat().filter(c => c.number !== null)
+                .map(c => c.number)),
+            picture: canvas.toDataURL(),
             caption: root.querySelector('figcaption').textContent,
             description: root.querySelector('.mha-description').textContent,
             answers: [...root.querySelectorAll('.mha-answers p')].map(p => p.textContent),
@@ -77,7 +94,7 @@ def expected(explorer, setting: dict):
 
 def wait_until_drawn(root, timeout_ms: int = 15_000) -> None:
     root.page.wait_for_function(
-        "r => r.mhaExplorer && r.querySelector('svg.mha-maps')",
+        "r => r.mhaExplorer && r.mhaExplorer.picture",
         arg=root.element_handle(),
         timeout=timeout_ms,
     )
@@ -192,11 +209,15 @@ def check_picture(root, explorer) -> None:
     for cells, probs, numbers in zip(now["maps"], maps, now["numbers"], strict=True):
         values = probs.flatten().tolist()
         assert len(cells) == len(values)
-        for (p, fill), value, is_blocked in zip(cells, values, blocked, strict=True):
-            if is_blocked:
-                assert float_or_blocked(p) is None and fill.startswith("url(#")
+        for (p, fill, seen), value, is_blocked in zip(
+            cells, values, blocked, strict=True
+        ):
+            if is_blocked:  # grey and hatched: a blend of two greys, no colour
+                assert float_or_blocked(p) is None and fill is None
+                assert seen[1:3] == seen[3:5] == seen[5:7], seen
             else:
                 assert abs(float(p) - value) <= TOLERANCE and is_colour(fill, float(p))
+                assert seen == fill
         if numbers:  # drawn where they fit: every cell that is not blocked
             shown_values = [v for v, b in zip(values, blocked, strict=True) if not b]
             assert numbers == [f"{v:.2f}" for v in shown_values]

@@ -26,19 +26,24 @@ from pathlib import Path
 
 # The time from a reader's action to the new picture in the page: from the
 # action's first input event (its time stamp: when the browser received it,
-# not when a listener got to run) to the first frame painted after the new
-# picture (an <svg>) is in the page.
+# not when a listener got to run) to the first frame painted after the
+# explorer drew a new picture (its canvas, and ``picture``, what it shows).
 WATCH_JS = """(root) => {
     const w = window.__mha = {first: null, painted: []};
     const started = e => { if (w.first === null) w.first = e.timeStamp; };
     for (const type of ['pointerdown', 'mousedown', 'keydown', 'input', 'change']) {
         root.addEventListener(type, started, true);
     }
-    new MutationObserver(records => {
-        const svg = root.querySelector('svg.mha-maps');
-        if (!records.some(r => [...r.addedNodes].includes(svg))) return;
-        requestAnimationFrame(() => setTimeout(() => w.painted.push([svg, performance.now()]), 0));
-    }).observe(root, {subtree: true, childList: true});
+    let last = root.mhaExplorer.picture;
+    const watch = () => {  // before each frame: a new picture is painted in it
+        const now = root.mhaExplorer.picture;
+        if (now !== last) {
+            last = now;
+            setTimeout(() => w.painted.push([now, performance.now()]), 0);
+        }
+        requestAnimationFrame(watch);
+    };
+    requestAnimationFrame(watch);
 }"""
 
 
@@ -162,21 +167,21 @@ class LiveExplorer:
         cell = shown.locator(".jp-CodeCell", has_text="attention_explorer(").first
         cell.scroll_into_view_if_needed()
         self.root = shown.locator(".jp-OutputArea-output .mha-explorer").first
-        self.root.locator("svg.mha-maps").wait_for(timeout=timeout_ms)
+        self.root.locator("canvas.mha-maps").wait_for(timeout=timeout_ms)
         self.root.scroll_into_view_if_needed()
         self.root.evaluate(WATCH_JS)
 
     def act(self, action) -> float:
         """Do ``action()``, wait for the new picture's paint and return the
         milliseconds from the action's first input event."""
-        svg = self.root.locator("svg.mha-maps").element_handle()
+        before = self.root.evaluate_handle("r => r.mhaExplorer.picture")
         self.page.evaluate(
             "() => Object.assign(window.__mha, {first: null, painted: []})"
         )
         action()
         self.page.wait_for_function(
             """(old) => window.__mha.painted.some(p => p[0] !== old)""",
-            arg=svg,
+            arg=before,
             timeout=self.timeout_ms,
         )
         return self.page.evaluate(

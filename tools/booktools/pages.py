@@ -141,7 +141,7 @@ def settle(page) -> None:
     wait_for_math(page)
     page.wait_for_function(
         """() => [...document.querySelectorAll('.mha-explorer')].every(
-               root => root.querySelector('svg.mha-maps'))""",
+               root => root.mhaExplorer && root.mhaExplorer.picture)""",
         timeout=15_000,
     )
 

@@ -4,8 +4,10 @@ what they show, and their weights as the data the page computes with.
 A :class:`Network` is one set of weights with everything the page needs to
 run it: the vocabulary, the embeddings, the position code, the attention
 layers in order (each reading the last one's output, or the residual stream
-``x + attn(x)``), and the readouts, if any. :func:`networks` makes them from
-what a chapter or a reader hands the explorer; :func:`reading` is the
+``x + attn(x)``; causal in every layer where the model always is, as
+`~mha.training.model.TwoLayerModel`), and the readouts, if any.
+:func:`networks` makes them from what a chapter or a reader hands the
+explorer; :func:`reading` is the
 package's forward pass for one setting (the numbers the page must match);
 :func:`weights_data` is what the page receives.
 """
@@ -27,7 +29,7 @@ from mha.defaults import DTYPE, SENTENCES
 from mha.example import WEIGHTS, RunningExample, running_example
 from mha.masks import causal_mask, padding_mask
 from mha.text import PAD, Vocab, tokenize
-from mha.training import HEAD_COUNTS, PREVIOUS_WORD, load
+from mha.training import HEAD_COUNTS, PREVIOUS_WORD, TwoLayerModel, load
 from mha.training.loop import TrainingRun
 from mha.training.task import IGNORE, Task
 
@@ -46,6 +48,9 @@ class Network:
         layers: its attention layers, in order.
         residual: whether each layer adds its output to its input
             (``x + attn(x)``) rather than replacing it.
+        causal: whether every layer is causal whatever the mask chosen
+            (`~mha.training.model.TwoLayerModel`): the mask then blocks a key where
+            it or the causal mask does.
         readouts: its readouts (``nn.Linear(d_model, vocab_size)``), none
             for a layer alone.
         answers: the name of each readout's answer.
@@ -53,6 +58,8 @@ class Network:
             for agreement), or ``None``: at every position.
         model: the model whose ``forward`` gives the logits, or ``None``
             (the running example's layer, which has no readout).
+        task: the task it was trained on, if known (its sentences start
+            the explorer).
     """
 
     vocab: Vocab
@@ -64,6 +71,8 @@ class Network:
     answers: tuple[str, ...] = ()
     at: tuple[str | None, ...] = ()
     model: nn.Module | None = None
+    causal: bool = False
+    task: Task | None = None
 
     @property
     def n_heads(self) -> int:
@@ -108,7 +117,8 @@ def reading(network: Network, tokens: Sequence[str], mask: str = "none") -> Read
     """The package's forward pass of ``network`` on ``tokens`` (``<pad>``
     included) under ``mask`` (``"none"``, ``"causal"`` or ``"padding"``, which
     blocks the ``<pad>`` keys): through the model's own ``forward`` where it
-    has one, each layer's output and maps taken on the way by a hook."""
+    has one, each layer's output and maps taken on the way by a hook. A
+    causal network's model adds the causal mask itself (``blocked`` says so)."""
     check_choice("mask", mask, MASKS)
     ids = torch.tensor([network.vocab.encode(list(tokens))])  # (1, L)
     length = ids.size(1)
@@ -138,7 +148,10 @@ def reading(network: Network, tokens: Sequence[str], mask: str = "none") -> Read
             hook.remove()
     if allowed is None:
         allowed = torch.ones(length, length, dtype=torch.bool)
-    blocked = ~torch.broadcast_to(allowed, (1, 1, length, length))[0, 0]  # (L, L)
+    allowed = torch.broadcast_to(allowed, (1, 1, length, length))[0, 0]  # (L, L)
+    if network.causal:
+        allowed = allowed & causal_mask(length)  # (L, L)
+    blocked = ~allowed  # (L, L)
     return Reading(
         list(tokens),
         [probs[0] for _, probs in seen],
@@ -181,6 +194,7 @@ def _of_model(model: nn.Module, vocab: Vocab, task: Task | None) -> Network:
     return Network(
         vocab, model.embed, model.position, _layers(model),
         bool(getattr(model, "residual", False)), readouts, answers, at, model,
+        causal=isinstance(model, TwoLayerModel), task=task,
     )  # fmt: skip
 
 
@@ -295,10 +309,11 @@ def _check_subset(name: str, values: Sequence, allowed: Sequence) -> tuple:
 
 def example_sentences(network: Network, count: int = 3) -> list[str]:
     """Sentences to start from: the book's three where the network knows
-    their words, else ``count`` of its task's held-out sentences (seeded)."""
+    their words, else ``count`` of its task's held-out sentences (seeded;
+    the task it was trained on, else the first whose words are its words)."""
     if all(t in network.vocab for s in SENTENCES for t in tokenize(s)):
         return list(SENTENCES)
-    task = next(
+    task = network.task or next(
         (t for t in _tasks() if t.vocab.itos == network.vocab.itos), None
     )  # the task whose words these are
     if task is None:
@@ -356,7 +371,8 @@ def _linear(layer: nn.Linear) -> tuple[dict, dict]:
 
 
 def weights_data(network: Network) -> dict:
-    """What the page computes with: the vocabulary, the sizes and every weight."""
+    """What the page computes with: the vocabulary, the sizes, every weight
+    and, for a network causal in every layer, ``"causal": True``."""
     layers = []
     for layer in network.layers:
         entry = {}
@@ -378,4 +394,5 @@ def weights_data(network: Network) -> dict:
         "layers": layers,
         "residual": network.residual,
         "readouts": readouts,
+        **({"causal": True} if network.causal else {}),  # absent: not causal
     }

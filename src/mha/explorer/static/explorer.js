@@ -163,8 +163,9 @@
   }
 
   // The model: embeddings and position code, then each layer on the last
-  // one's output (or, with the residual stream, x + attn(x)), then the
-  // readouts. → {layers: [{output, probs}], logits: per readout (L, vocab)}
+  // one's output or, on a residual stream (mha.training.TwoLayerModel),
+  // x1 = x0 + attn1(x0), x2 = x1 + attn2(x1); then the readouts, on the last.
+  // → {layers: [{output, probs}], logits: per readout (L, vocab)}
   function forward(model, nHeads, ids, allowed) {
     var x = position(model, embed(model, ids));  // (L, d_model)
     var layers = model.layers.map(function (layer) {
@@ -196,6 +197,7 @@
         dModel: weights.dModel,
         maxLength: weights.maxLength,
         residual: weights.residual,
+        causal: weights.causal === true,
         embed: tensor(weights.embed),
         pe: tensor(weights.pe),
         layers: weights.layers.map(layer),
@@ -265,6 +267,12 @@
     var allowed = setting.mask === "causal" ? causalMask(ids.length)
       : setting.mask === "padding" ? paddingMask(ids, model.stoi.get(PAD))
         : causalMask(ids.length).map(function (row) { return row.map(function () { return true; }); });
+    if (model.causal) {  // a model causal in every layer (mha.training.TwoLayerModel)
+      var causal = causalMask(ids.length);
+      allowed = allowed.map(function (row, i) {
+        return row.map(function (a, j) { return a && causal[i][j]; });
+      });
+    }
     var result = forward(model, setting.nHeads, ids, allowed);
     result.tokens = tokens;
     result.blocked = allowed.map(function (row) { return row.map(function (a) { return !a; }); });
@@ -302,8 +310,7 @@
     "dec957dfca56e0cb55e1cc54e2cc53e3cd52e4ce51e5cf50e6d04fe8d14ee9d24dead34cebd44becd54aedd648eed747" +
     "efd846f1d944f2da43f3da42f4db40f5dc3ff6dd3df8de3bf9df3afae038fbe136fde234fde333fde534fde636fde737";
   var TICKS = [0, 0.05, 0.2, 0.4, 0.6, 0.8, 1];
-  var SVG = "http://www.w3.org/2000/svg";
-  var FONT = {title: 14, head: 12, label: 12, axis: 11};  // CSS px; numbers: explorer.css
+  var FONT = {title: 14, head: 12, label: 12, axis: 11, number: 10};  // CSS px
 
   // The colour of probability p: cividis at √p (mha.plotting.core.probability_scale).
   function colour(p) {
@@ -315,45 +322,26 @@
     return p.toFixed(2);
   }
 
-  var measurer = null, widths = new Map();
-  // The width of `text` in CSS px at font size `size`, in the page's font.
-  function textWidth(text, size, root) {
-    if (!measurer) {
-      measurer = document.createElement("canvas").getContext("2d");
-      measurer.family = getComputedStyle(root).fontFamily;
-    }
-    var key = size + " " + text;
+  // The picture is drawn in two steps: layout() says what it shows and where
+  // (a plain object, in CSS px: every map cell with its probability, colour
+  // and number, every text with its size), and paint() draws that into one
+  // canvas, sized by the device's pixel ratio so that it stays sharp. One
+  // element for the browser to lay out and paint, however many cells.
+
+  // The width of `text` in CSS px at font size `size` (a canvas measures it:
+  // no layout of the page).
+  var widths = new Map();
+  function textWidth(g, family, text, size, bold) {
+    var key = size + (bold ? "b " : " ") + text;
     if (!widths.has(key)) {
-      measurer.font = size + "px " + measurer.family;
-      widths.set(key, measurer.measureText(text).width);
+      g.font = font(size, family, bold);
+      widths.set(key, g.measureText(text).width);
     }
     return widths.get(key);
   }
 
-  // An element of the picture, made as text: the picture is parsed once,
-  // in one go (much faster than an element at a time). Every text and value
-  // is escaped.
-  function el(name, attributes, parent, text) {
-    var node = {name: name, attributes: attributes, children: [], text: text};
-    if (parent) {
-      parent.children.push(node);
-    }
-    return node;
-  }
-
-  var ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;"};
-  function escaped(value) {
-    return String(value).replace(/[&<>"]/g, function (c) { return ESCAPES[c]; });
-  }
-
-  function markup(node) {
-    var text = "<" + node.name;
-    Object.keys(node.attributes).forEach(function (k) {
-      text += " " + k + '="' + escaped(node.attributes[k]) + '"';
-    });
-    text += ">" + (node.text !== undefined ? escaped(node.text) : "");
-    node.children.forEach(function (child) { text += markup(child); });
-    return text + "</" + node.name + ">";
+  function font(size, family, bold) {
+    return (bold ? "bold " : "") + size + "px " + family;
   }
 
   // The panels of n heads: the book's grid (1, 1×2, 2×2, 2×4), fewer columns
@@ -366,119 +354,225 @@
     return cols;
   }
 
-  // Draw the maps of `result` into a new <svg> `width` CSS pixels wide.
-  // options: {title, id (unique prefix), row (the query row outlined)}.
-  function draw(result, width, options, root) {
+  // What the maps of `result` show, `width` CSS px wide. options: {title, row
+  // (the query row outlined)}; measure(text, size, bold) gives a text's width.
+  // → {width, height, title, row, maps: [{layer, head, x, y, size, cell,
+  // cells: per row, per key {p (null where blocked), fill, number}}], texts:
+  // [{text, x, y, size, align, baseline, angle, bold}], bars: per layer {x, y,
+  // width, height}, blockedKey: {x, y, size} or null, numberSize}
+  function layout(result, width, options, measure) {
     var tokens = result.tokens, L = tokens.length, nLayers = result.layers.length;
     var nHeads = result.layers[0].probs.length;
     var labelW = Math.max.apply(null, tokens.map(function (t) {
-      return textWidth(t, FONT.label, root);
+      return measure(t, FONT.label);
     }));
     var left = FONT.axis + 8 + labelW + 6, right = 78, gap = 14, headTitle = 18;
     var room = width - left - right;
     var cols = columns(nHeads, room, L, gap), rows = nHeads / cols;
     var mapW = Math.min((room - (cols - 1) * gap) / cols, L * 44);
     var cell = mapW / L;
-    var titleLines = splitTitle(options.title, width, root);
+    var titleLines = splitTitle(options.title, width, measure);
     var top = 6 + titleLines.length * (FONT.title + 4);
     var layerTitle = nLayers > 1 ? FONT.head + 8 : 0;
     var blockH = layerTitle + rows * (headTitle + mapW) + (rows - 1) * 10 + labelW + 10;
     var height = top + nLayers * blockH + (nLayers - 1) * 12 + FONT.axis + 10;
     var gridW = cols * mapW + (cols - 1) * gap;
-    var svg = el("svg", {xmlns: SVG, width: width, height: height,
-                         viewBox: "0 0 " + width + " " + height, role: "img",
-                         "class": "mha-maps", "aria-labelledby": options.id + "-description"});
-    var defs = el("defs", {}, svg);
-    var hatch = el("pattern", {id: options.id + "-blocked", patternUnits: "userSpaceOnUse",
-                               width: 5, height: 5, patternTransform: "rotate(45)"}, defs);
-    el("rect", {width: 5, height: 5, "class": "mha-blocked-ground"}, hatch);
-    el("line", {x1: 0, y1: 0, x2: 0, y2: 5, "class": "mha-blocked-hatch"}, hatch);
+    var picture = {width: width, height: Math.ceil(height), title: options.title,
+                   row: options.row, maps: [], texts: [], bars: [], blockedKey: null,
+                   numberSize: FONT.number};
+    var text = function (t, x, y, size, more) {
+      picture.texts.push(Object.assign({text: t, x: x, y: y, size: size, align: "left",
+                                        baseline: "alphabetic", angle: 0, bold: false},
+                                       more));
+    };
     titleLines.forEach(function (line, i) {
-      el("text", {x: left + gridW / 2, y: 4 + (i + 1) * (FONT.title + 2), "text-anchor": "middle",
-                  "font-size": FONT.title, "class": "mha-ink"}, svg, line);
+      text(line, left + gridW / 2, 4 + (i + 1) * (FONT.title + 2), FONT.title,
+           {align: "center"});
     });
     var anyBlocked = result.blocked.some(function (r) { return r.some(Boolean); });
     result.layers.forEach(function (layer, l) {
       var y0 = top + l * (blockH + 12);
       if (nLayers > 1) {
-        el("text", {x: left, y: y0 + FONT.head + 2, "font-size": FONT.head,
-                    "font-weight": "bold", "class": "mha-ink"}, svg, "layer " + (l + 1));
+        text("layer " + (l + 1), left, y0 + FONT.head + 2, FONT.head, {bold: true});
       }
       layer.probs.forEach(function (probs, h) {
         var r = Math.floor(h / cols), c = h % cols;
-        var x = left + c * (mapW + gap), y = y0 + layerTitle + r * (headTitle + mapW + 10) + headTitle;
-        el("text", {x: x + mapW / 2, y: y - 5, "text-anchor": "middle", "font-size": FONT.head,
-                    "class": "mha-ink"}, svg, "head " + h);
-        var g = el("g", {"class": "mha-map"}, svg);
-        probs.forEach(function (row, i) {
-          row.forEach(function (p, j) {
-            var blocked = result.blocked[i][j];
-            el("rect", {x: x + j * cell, y: y + i * cell, width: cell + 0.5,
-                                   height: cell + 0.5,
-                                   fill: blocked ? "url(#" + options.id + "-blocked)" : colour(p),
-                                   "data-p": blocked ? "blocked" : String(p)}, g);
-            if (!blocked && cell >= 26) {
-              el("text", {x: x + (j + 0.5) * cell, y: y + (i + 0.5) * cell,
-                          "class": Math.sqrt(p) > 0.5 ? "mha-number" : "mha-number mha-light"},
-                 g, number(p));
-            }
-          });
-        });
-        el("rect", {x: x, y: y, width: mapW, height: mapW, fill: "none",
-                    "class": "mha-frame-line"}, svg);
-        if (options.row !== null && options.row < L) {
-          el("rect", {x: x + 1, y: y + options.row * cell + 1, width: mapW - 2, height: cell - 2,
-                      fill: "none", "class": "mha-row-line"}, svg);
-        }
+        var x = left + c * (mapW + gap);
+        var y = y0 + layerTitle + r * (headTitle + mapW + 10) + headTitle;
+        text("head " + h, x + mapW / 2, y - 5, FONT.head, {align: "center"});
+        picture.maps.push({layer: l, head: h, x: x, y: y, size: mapW, cell: cell,
+                           cells: probs.map(function (row, i) {
+                             return row.map(function (p, j) {
+                               var blocked = result.blocked[i][j];
+                               return {p: blocked ? null : p, fill: blocked ? null : colour(p),
+                                       number: !blocked && cell >= 26 ? number(p) : null};
+                             });
+                           })});
         if (c === 0) {
           tokens.forEach(function (t, i) {
-            el("text", {x: x - 6, y: y + (i + 0.5) * cell, "text-anchor": "end",
-                        "dominant-baseline": "central", "font-size": FONT.label,
-                        "class": "mha-ink"}, svg, t);
+            text(t, x - 6, y + (i + 0.5) * cell, FONT.label, {align: "right",
+                                                               baseline: "middle"});
           });
         }
         if (r === rows - 1) {
           tokens.forEach(function (t, j) {
-            var tx = x + (j + 0.5) * cell, ty = y + mapW + 6;
-            el("text", {x: tx, y: ty, "text-anchor": "end", "dominant-baseline": "central",
-                        transform: "rotate(-90 " + tx + " " + ty + ")", "font-size": FONT.label,
-                        "class": "mha-ink"}, svg, t);
+            text(t, x + (j + 0.5) * cell, y + mapW + 6, FONT.label,
+                 {align: "right", baseline: "middle", angle: -90});
           });
         }
       });
       var gy = y0 + layerTitle + headTitle, gh = rows * (headTitle + mapW + 10) - 10 - headTitle;
-      el("text", {x: FONT.axis, y: gy + gh / 2, "text-anchor": "middle", "font-size": FONT.axis,
-                  transform: "rotate(-90 " + FONT.axis + " " + (gy + gh / 2) + ")",
-                  "class": "mha-ink"}, svg, "query (attending)");
-      colourBar(svg, left + gridW + 16, gy, gh, anyBlocked && l === nLayers - 1, options.id);
+      text("query (attending)", FONT.axis, gy + gh / 2, FONT.axis,
+           {align: "center", baseline: "middle", angle: -90});
+      // The colour bar (√ scale, the book's ticks) and, where keys are
+      // blocked, the grey that marks them.
+      var bx = left + gridW + 16;
+      picture.bars.push({x: bx, y: gy, width: 10, height: gh});
+      TICKS.forEach(function (p) {
+        text(p.toFixed(2), bx + 15, gy + gh * (1 - Math.sqrt(p)), FONT.axis,
+             {baseline: "middle"});
+      });
+      text("attention probability (√ scale)", bx + 52, gy + gh / 2, FONT.axis,
+           {align: "center", baseline: "middle", angle: -90});
+      if (anyBlocked && l === nLayers - 1) {
+        picture.blockedKey = {x: bx, y: gy + gh + 8, size: 10};
+        text("blocked", bx + 14, gy + gh + 13, FONT.axis, {baseline: "middle"});
+      }
     });
-    el("text", {x: left + gridW / 2, y: height - 6, "text-anchor": "middle",
-                "font-size": FONT.axis, "class": "mha-ink"}, svg, "key (attended to)");
-    return svg;
+    text("key (attended to)", left + gridW / 2, height - 6, FONT.axis, {align: "center"});
+    return picture;
   }
 
-  // The colour bar (√ scale, the book's ticks) and, where keys are blocked,
-  // the grey that marks them.
-  function colourBar(svg, x, y, h, blocked, id) {
-    el("image", {x: x, y: y, width: 10, height: h, preserveAspectRatio: "none",
-                 href: colourBarImage()}, svg);
-    el("rect", {x: x, y: y, width: 10, height: h, fill: "none", "class": "mha-frame-line"}, svg);
-    TICKS.forEach(function (p) {
-      var ty = y + h * (1 - Math.sqrt(p));
-      el("line", {x1: x + 10, x2: x + 13, y1: ty, y2: ty, "class": "mha-frame-line"}, svg);
-      el("text", {x: x + 15, y: ty, "dominant-baseline": "central", "font-size": FONT.axis,
-                  "class": "mha-ink"}, svg, p.toFixed(2));
-    });
-    var lx = x + 52, ly = y + h / 2;
-    el("text", {x: lx, y: ly, "text-anchor": "middle", "font-size": FONT.axis,
-                transform: "rotate(-90 " + lx + " " + ly + ")", "class": "mha-ink"}, svg,
-       "attention probability (√ scale)");
-    if (blocked) {
-      el("rect", {x: x, y: y + h + 8, width: 10, height: 10, fill: "url(#" + id + "-blocked)",
-                  "class": "mha-frame-line"}, svg);
-      el("text", {x: x + 14, y: y + h + 13, "dominant-baseline": "central",
-                  "font-size": FONT.axis, "class": "mha-ink"}, svg, "blocked");
+  // The title in one line, or two where one does not fit.
+  function splitTitle(title, width, measure) {
+    if (measure(title, FONT.title) <= width - 8) {
+      return [title];
     }
+    var parts = title.split(", "), half = Math.ceil(parts.length / 2);
+    return [parts.slice(0, half).join(", ") + ",", parts.slice(half).join(", ")];
+  }
+
+  // Paint `picture` into `canvas` at `ratio` device pixels per CSS px, in the
+  // page's colours `ink` ({text, blocked, hatch, rowLine}) and `family`.
+  function paint(canvas, picture, ink, family, ratio) {
+    var w = Math.round(picture.width * ratio), h = Math.round(picture.height * ratio);
+    if (canvas.width !== w || canvas.height !== h) {
+      canvas.width = w;  // clears the canvas too
+      canvas.height = h;
+    }
+    canvas.style.width = picture.width + "px";
+    var g = canvas.getContext("2d");
+    g.setTransform(1, 0, 0, 1, 0, 0);
+    g.clearRect(0, 0, w, h);
+    g.setTransform(ratio, 0, 0, ratio, 0, 0);
+    // A cell's edges on whole device pixels: no seam and no blur between cells.
+    var snap = function (v) { return Math.round(v * ratio) / ratio; };
+    picture.maps.forEach(function (map) {
+      var edge = function (k) { return snap(map.x + k * map.cell); };
+      var rowEdge = function (k) { return snap(map.y + k * map.cell); };
+      var blocked = [];
+      map.cells.forEach(function (row, i) {
+        row.forEach(function (c, j) {
+          if (c.p === null) {
+            blocked.push([i, j]);
+            return;
+          }
+          g.fillStyle = c.fill;
+          g.fillRect(edge(j), rowEdge(i), edge(j + 1) - edge(j), rowEdge(i + 1) - rowEdge(i));
+        });
+      });
+      if (blocked.length) {
+        g.save();
+        g.beginPath();
+        blocked.forEach(function (ij) {
+          var i = ij[0], j = ij[1];
+          g.rect(edge(j), rowEdge(i), edge(j + 1) - edge(j), rowEdge(i + 1) - rowEdge(i));
+        });
+        g.fillStyle = ink.blocked;
+        g.fill();
+        g.clip();
+        hatch(g, map.x, map.y, map.size, map.size, ink.hatch);
+        g.restore();
+      }
+      g.font = font(picture.numberSize, family);
+      g.textAlign = "center";
+      g.textBaseline = "middle";
+      map.cells.forEach(function (row, i) {
+        row.forEach(function (c, j) {
+          if (c.number !== null) {
+            g.fillStyle = Math.sqrt(c.p) > 0.5 ? "#000" : "#fff";
+            g.fillText(c.number, map.x + (j + 0.5) * map.cell, map.y + (i + 0.5) * map.cell);
+          }
+        });
+      });
+      g.strokeStyle = ink.text;
+      g.lineWidth = 0.75;
+      g.strokeRect(map.x, map.y, map.size, map.size);
+      if (picture.row !== null && picture.row < map.cells.length) {
+        g.strokeStyle = ink.rowLine;
+        g.lineWidth = 2;
+        g.strokeRect(map.x + 1, map.y + picture.row * map.cell + 1, map.size - 2,
+                     map.cell - 2);
+      }
+    });
+    g.imageSmoothingEnabled = false;
+    g.strokeStyle = ink.text;
+    g.lineWidth = 0.75;
+    picture.bars.forEach(function (bar) {
+      g.drawImage(colourBarImage(), bar.x, bar.y, bar.width, bar.height);
+      g.strokeRect(bar.x, bar.y, bar.width, bar.height);
+      g.beginPath();
+      TICKS.forEach(function (p) {
+        var ty = bar.y + bar.height * (1 - Math.sqrt(p));
+        g.moveTo(bar.x + bar.width, ty);
+        g.lineTo(bar.x + bar.width + 3, ty);
+      });
+      g.stroke();
+    });
+    var key = picture.blockedKey;
+    if (key) {
+      g.fillStyle = ink.blocked;
+      g.fillRect(key.x, key.y, key.size, key.size);
+      g.save();
+      g.beginPath();
+      g.rect(key.x, key.y, key.size, key.size);
+      g.clip();
+      hatch(g, key.x, key.y, key.size, key.size, ink.hatch);
+      g.restore();
+      g.strokeRect(key.x, key.y, key.size, key.size);
+    }
+    g.fillStyle = ink.text;
+    var current = null;
+    picture.texts.forEach(function (t) {
+      var f = font(t.size, family, t.bold);
+      if (f !== current) {  // a font is parsed each time it is set
+        g.font = current = f;
+      }
+      g.textAlign = t.align;
+      g.textBaseline = t.baseline;
+      if (t.angle) {
+        g.save();
+        g.translate(t.x, t.y);
+        g.rotate(t.angle * Math.PI / 180);
+        g.fillText(t.text, 0, 0);
+        g.restore();
+      } else {
+        g.fillText(t.text, t.x, t.y);
+      }
+    });
+  }
+
+  // Thin diagonal lines 5 CSS px apart over a box (clipped by the caller):
+  // blocked keys, in a neutral grey outside cividis.
+  function hatch(g, x, y, w, h, colour) {
+    g.strokeStyle = colour;
+    g.lineWidth = 1;
+    g.beginPath();
+    for (var d = -h; d < w; d += 5 * Math.SQRT2) {
+      g.moveTo(x + d, y + h);
+      g.lineTo(x + d + h, y);
+    }
+    g.stroke();
   }
 
   // The colour bar's picture: cividis from 0 (bottom) to 1 (top), 256 rows,
@@ -486,25 +580,16 @@
   var barImage = null;
   function colourBarImage() {
     if (!barImage) {
-      var canvas = document.createElement("canvas"), g = canvas.getContext("2d");
-      canvas.width = 1;
-      canvas.height = 256;
+      barImage = document.createElement("canvas");
+      var g = barImage.getContext("2d");
+      barImage.width = 1;
+      barImage.height = 256;
       for (var i = 0; i < 256; i += 1) {
         g.fillStyle = "#" + CIVIDIS.slice(i * 6, i * 6 + 6);
         g.fillRect(0, 255 - i, 1, 1);
       }
-      barImage = canvas.toDataURL();
     }
     return barImage;
-  }
-
-  // The title in one line, or two where one does not fit.
-  function splitTitle(title, width, root) {
-    if (textWidth(title, FONT.title, root) <= width - 8) {
-      return [title];
-    }
-    var parts = title.split(", "), half = Math.ceil(parts.length / 2);
-    return [parts.slice(0, half).join(", ") + ",", parts.slice(half).join(", ")];
   }
 
   // ---- 3. The explorer ---------------------------------------------------------
@@ -535,7 +620,11 @@
       text += " · " + s.option;
     }
     if (result.layers.length > 1) {
-      text += " · " + result.layers.length + " layers";
+      text += " · " + result.layers.length + " layers" + (result.model.residual ?
+        " on a residual stream" : "");
+    }
+    if (result.model.causal && s.mask !== "causal") {
+      text += " · causal in every layer (the model's own mask)";
     }
     return text;
   }
@@ -554,7 +643,10 @@
       }).join("; ");
       return (result.layers.length > 1 ? "layer " + (l + 1) + ": " : "") + heads;
     });
-    return "Where “" + word + "” (position " + row + ") looks most: " + parts.join(". ") + ".";
+    var blocked = result.tokens.filter(function (_, j) { return result.blocked[row][j]; });
+    return "Where “" + word + "” (position " + row + ") looks most: " + parts.join(". ") +
+      "." + (blocked.length ? " Keys blocked for it (grey, hatched): " +
+             blocked.map(function (t) { return "“" + t + "”"; }).join(", ") + "." : "");
   }
 
   function answersText(result) {
@@ -612,18 +704,43 @@
         self.tapped(word);
       }
     });
-    // The column's width, read once and then when it changes (reading it
+    // The picture's width, read once and then when it changes (reading it
     // after each change would make the browser lay out the page at once).
-    this.width = root.clientWidth;
-    this.show(this.state) || this.drawn();
+    // The canvas is drawn at that width: never scaled, so never blurred.
+    var box = this.canvas.parentNode;
+    this.width = box.clientWidth;
+    this.show(this.state);
     if (window.ResizeObserver) {
       new ResizeObserver(function (entries) {
-        var width = Math.round(entries[0].contentRect.width);
+        var width = Math.floor(entries[0].contentRect.width);
         if (width !== self.width) {
           self.width = width;
-          self.drawn();
+          self.repaint();
         }
-      }).observe(root);
+      }).observe(box);
+    }
+    // The canvas follows the page: its colours when the page turns dark or
+    // light (the book's theme, JupyterLab's, the system's), its pixels when
+    // the device pixel ratio changes (zoom, another screen).
+    var recolour = function () {
+      self.ink = null;
+      self.repaint();
+    };
+    var themes = new MutationObserver(recolour);
+    themes.observe(document.documentElement, {attributes: true,
+                                              attributeFilter: ["data-theme", "class"]});
+    themes.observe(document.body, {attributes: true,
+                                   attributeFilter: ["data-jp-theme-light", "data-theme"]});
+    if (window.matchMedia) {
+      window.matchMedia("(prefers-color-scheme: dark)").addEventListener("change", recolour);
+      var watchRatio = function () {
+        window.matchMedia("(resolution: " + window.devicePixelRatio + "dppx)")
+          .addEventListener("change", function () {
+            self.repaint();
+            watchRatio();
+          }, {once: true});
+      };
+      watchRatio();
     }
   }
 
@@ -691,7 +808,10 @@
       slider("Heads:", "nHeads", data.headCounts);
     }
     this.figure = html("figure", {"class": "mha-frame"});
-    this.picture = html("div", {"class": "mha-picture"}, this.figure);
+    // The maps, one canvas; what it shows, in words: the description below.
+    this.canvas = html("canvas", {"class": "mha-maps", role: "img",
+                                  "aria-labelledby": id + "-description"},
+                       html("div", {"class": "mha-picture"}, this.figure));
     this.caption = html("figcaption", {"aria-live": "polite"}, this.figure);
     this.reading = html("div", {"class": "mha-reading"});
     this.rowMenu = html("select", {});
@@ -714,6 +834,7 @@
   // The sentence drop-down: the listed sentences, and the typed one shown.
   Explorer.prototype.listSentences = function (typed) {
     var menu = this.menu;
+    this.typedSentence = typed;
     menu.textContent = "";
     this.data.sentences.forEach(function (sentence) {
       html("option", {value: sentence}, menu, sentence);
@@ -766,7 +887,13 @@
     if (event.target !== this.rowMenu) {
       asked.row = null;  // a new picture: its default word
     }
-    this.show(asked);
+    var s = this.state;
+    var same = ["option", "nHeads", "mask", "nPad", "sentence", "row"].every(function (k) {
+      return asked[k] === s[k];
+    });
+    if (!same) {  // a control fires "input" and then "change": one picture
+      this.show(asked);
+    }
   };
 
   // Enter in the text box (or Show).
@@ -812,9 +939,13 @@
       return false;
     }
     var listed = this.data.sentences.indexOf(s.sentence) >= 0;
+    if (!listed && s.sentence !== this.typedSentence) {
+      this.listSentences(s.sentence);
+    } else if (listed && this.typedSentence !== null) {
+      this.listSentences(null);
+    }
     this.state = s;
     this.result = result;
-    this.listSentences(listed ? null : s.sentence);
     this.say("");
     this.setForm();
     this.drawn();
@@ -857,28 +988,58 @@
   };
 
   Explorer.prototype.say = function (text, words) {
-    this.message.textContent = text;
+    if (this.message.textContent !== text) {
+      this.message.textContent = text;
+    }
     if (words) {
       this.words.open = true;
     }
   };
 
-  // The picture of the state, at the width the page gives it.
+  // The picture of the state and what is said about it.
   Explorer.prototype.drawn = function () {
     var result = this.result, s = this.state, tokens = result.tokens;
     var row = s.row !== null && s.row < tokens.length ? s.row : this.defaultRow(result);
-    var width = Math.max(280, Math.min(this.width || 640, 760));
-    this.picture.innerHTML = markup(draw(result, width, {title: title(this.data, s),
-                                                         id: this.id, row: row}, this.root));
+    this.row = row;
+    this.repaint();
     this.caption.textContent = caption(this.data, s, result);
-    var menu = this.rowMenu;
-    menu.textContent = "";
-    tokens.forEach(function (t, i) { html("option", {value: i}, menu, i + ": " + t); });
+    var menu = this.rowMenu, listed = tokens.map(function (t, i) { return i + ": " + t; });
+    if (menu.getAttribute("data-tokens") !== listed.join("\n")) {  // new words only
+      menu.setAttribute("data-tokens", listed.join("\n"));
+      menu.textContent = "";
+      listed.forEach(function (t, i) { html("option", {value: i}, menu, t); });
+    }
     menu.value = String(row);
     this.description.textContent = title(this.data, s) + ". " + describe(result, row);
     var answers = this.answers;
     answers.textContent = "";
     answersText(result).forEach(function (text) { html("p", {}, answers, text); });
+  };
+
+  // The maps of the state, at the width the page gives them: laid out, then
+  // painted. `picture` is what they show (layout's object).
+  Explorer.prototype.repaint = function () {
+    if (!this.result) {
+      return;
+    }
+    var g = this.canvas.getContext("2d"), family = this.family;
+    if (!family) {
+      family = this.family = getComputedStyle(this.root).fontFamily || "sans-serif";
+    }
+    if (!this.ink) {
+      var style = getComputedStyle(this.root);
+      var read = function (name, fallback) {
+        return style.getPropertyValue(name).trim() || fallback;
+      };
+      this.ink = {text: read("--mha-text", "#222"), blocked: read("--mha-blocked", "#d4d4d4"),
+                  hatch: read("--mha-hatch", "#8a8a8a"), rowLine: read("--mha-row-line", "#d55e00")};
+    }
+    var measure = function (text, size, bold) { return textWidth(g, family, text, size, bold); };
+    var width = Math.max(280, Math.min(this.width || 640, 760));
+    this.picture = layout(this.result, width, {title: title(this.data, this.state), row: this.row},
+                          measure);
+    this.picture.ink = this.ink;
+    paint(this.canvas, this.picture, this.ink, family, window.devicePixelRatio || 1);
   };
 
   // The word described first: where a readout reads its answer, else the last.

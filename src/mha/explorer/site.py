@@ -61,6 +61,8 @@ def _front_end(app, pagename, templatename, context, doctree) -> None:
 
 
 def setup(app):
+    """Register the explorer with Sphinx: its front end among the static
+    files, and its script and style sheet on the pages that show one."""
     app.connect("config-inited", _static_path)
     app.connect("html-page-context", _front_end)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

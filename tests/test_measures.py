@@ -128,10 +128,10 @@ def test_without_head_zeroes_that_heads_features_before_wo():
     assert not layer.Wo._forward_pre_hooks  # the hook is gone after the block
 
 
-def test_mean_ablation_writes_the_heads_average_output_at_every_position():
-    """The head's features before Wo become their mean over every position of
-    the task's held-out sentences; zeroing differs from it by exactly that
-    mean through Wo; the other heads and the maps are untouched."""
+def _heads_by_hand():
+    """An untrained four-head toy model on the previous-word task's held-out
+    batch, and its heads' outputs before ``Wo`` computed by hand, ``A (n,
+    n_heads, seq_len, d_key)``: ``(task, model, layer, batch, A)``."""
     task = training.PREVIOUS_WORD
     torch.manual_seed(0)
     model = training.ToyModel(len(task.vocab), n_heads=4, dtype=torch.float64).eval()
@@ -140,6 +140,14 @@ def test_mean_ablation_writes_the_heads_average_output_at_every_position():
     x = model.position(model.embed(batch.ids))  # (n, 6, 8)
     Q, K, V = (mha.split_heads(w(x), 4) for w in (layer.Wq, layer.Wk, layer.Wv))
     A = mha.attention_probs(mha.scaled_dot_product(Q, K)) @ V  # (n, 4, 6, 2)
+    return task, model, layer, batch, A
+
+
+def test_mean_ablation_writes_the_heads_average_output_at_every_position():
+    """The head's features before Wo become their mean over every position of
+    the task's held-out sentences; zeroing differs from it by exactly that
+    mean through Wo; the other heads and the maps are untouched."""
+    task, model, layer, batch, A = _heads_by_hand()
     mean = A[:, 1].mean(dim=(0, 1))  # (d_key,): head 1, every position
     torch.testing.assert_close(training.head_mean(model, task, 1), mean)
     with training.mean_ablated(model, task, 1) as ablated:
@@ -161,14 +169,7 @@ def test_mean_ablation_writes_the_heads_average_output_at_every_position():
 
 
 def test_mean_ablation_per_word_writes_each_words_own_average():
-    task = training.PREVIOUS_WORD
-    torch.manual_seed(0)
-    model = training.ToyModel(len(task.vocab), n_heads=4, dtype=torch.float64).eval()
-    layer = model.attention
-    (batch,) = task.test_batches()
-    x = model.position(model.embed(batch.ids))  # (n, 6, 8)
-    Q, K, V = (mha.split_heads(w(x), 4) for w in (layer.Wq, layer.Wk, layer.Wv))
-    A = mha.attention_probs(mha.scaled_dot_product(Q, K)) @ V  # (n, 4, 6, 2)
+    task, model, layer, batch, A = _heads_by_hand()
     means = training.head_mean(model, task, 2, per_word=True)  # (vocab, d_key)
     assert means.shape == (len(task.vocab), 2)
     for word in (2, 9):  # two words, averaged by hand

@@ -104,7 +104,9 @@ def test_train_is_seeded_cached_and_leaves_a_model_in_eval_mode():
     assert other.losses != run.losses
 
 
-def test_save_writes_what_load_reads(tmp_path, monkeypatch):
+def _tiny_task(**changes) -> training.Task:
+    """A task of three words, two seeds and five steps: quick to save and load
+    (``changes``: other settings)."""
     task = training.Task(
         name="tiny",
         asks="the previous word",
@@ -117,6 +119,11 @@ def test_save_writes_what_load_reads(tmp_path, monkeypatch):
         seeds=(0, 1),
         steps=5,
     )
+    return dataclasses.replace(task, **changes)
+
+
+def test_save_writes_what_load_reads(tmp_path, monkeypatch):
+    task = _tiny_task()
     monkeypatch.setattr(
         training.Task, "weights_file", property(lambda t: tmp_path / "w.pt")
     )
@@ -133,21 +140,7 @@ def test_save_writes_what_load_reads(tmp_path, monkeypatch):
 
 
 def test_save_and_load_two_layer_models_beside_one_layer_ones(tmp_path, monkeypatch):
-    task = training.Task(
-        name="tiny",
-        asks="the previous word",
-        answers=("previous",),
-        words=("a", "b", "c"),
-        lengths=(2, 4),
-        test_lengths=(4,),
-        draw=training.task.CopyAt((-1,)),
-        test_sentences=20,
-        seeds=(0, 1),
-        steps=5,
-        train_batches=2,
-        depths=(1, 2),
-        head_counts=(2,),
-    )
+    task = _tiny_task(train_batches=2, depths=(1, 2), head_counts=(2,))
     monkeypatch.setattr(
         training.Task, "weights_file", property(lambda t: tmp_path / "w.pt")
     )

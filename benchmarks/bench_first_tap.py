@@ -274,6 +274,16 @@ def _ms(values: list[float]) -> str:
     return f"{statistics.median(values):.0f}"
 
 
+def _builds(figures) -> str:
+    """One table cell: the same figure of each build, side by side."""
+    return " → ".join(figures)
+
+
+def _row(*cells: str) -> str:
+    """One row of a Markdown table."""
+    return "| " + " | ".join(cells) + " |"
+
+
 def table(results: dict[str, dict], phone: bool = True) -> tuple[str, bool]:
     """Markdown tables (latency and main-thread CPU time per kind of change,
     each site's figure side by side; bytes), and whether every target is met
@@ -300,47 +310,41 @@ def table(results: dict[str, dict], phone: bool = True) -> tuple[str, bool]:
     ok = True
     for page in results[labels[0]]:
         got = {label: results[label][page] for label in labels}
+        runs = list(got.values())  # one per build, side by side in each cell
         for name in got[labels[0]]["first"]:
             rows.append(
-                f"| {page} | {name} | "
-                + " → ".join(f"{_ms(r['first'][name])} ms" for r in got.values())
-                + " | "
-                + " → ".join(f"{_ms(r['cpu'][name])} ms" for r in got.values())
-                + " | "
-                + " → ".join(f"{max(r['first'][name]):.0f} ms" for r in got.values())
-                + " |"
+                _row(
+                    page,
+                    name,
+                    _builds(f"{_ms(r['first'][name])} ms" for r in runs),
+                    _builds(f"{_ms(r['cpu'][name])} ms" for r in runs),
+                    _builds(f"{max(r['first'][name]):.0f} ms" for r in runs),
+                )
             )
         later_rows.append(
-            f"| {page} | "
-            + " → ".join(
-                f"{_ms(r['later'])}, {max(r['later']):.0f} ms" for r in got.values()
+            _row(
+                page,
+                _builds(f"{_ms(r['later'])}, {max(r['later']):.0f} ms" for r in runs),
+                _builds(
+                    f"{_ms(r['later_cpu'])}, {max(r['later_cpu']):.0f} ms" for r in runs
+                ),
+                _builds(f"{min(r['load']):.1f}–{max(r['load']):.1f}" for r in runs),
             )
-            + " | "
-            + " → ".join(
-                f"{_ms(r['later_cpu'])}, {max(r['later_cpu']):.0f} ms"
-                for r in got.values()
-            )
-            + " | "
-            + " → ".join(
-                f"{min(r['load']):.1f}–{max(r['load']):.1f}" for r in got.values()
-            )
-            + " |"
         )
         byte_rows.append(
-            f"| {page} | "
-            + " → ".join(
-                f"{statistics.median(r['loaded']) / 1024:.0f} KB" for r in got.values()
+            _row(
+                page,
+                _builds(
+                    f"{statistics.median(r['loaded']) / 1024:.0f} KB" for r in runs
+                ),
+                _builds(
+                    f"{statistics.median(r['before']) / 1024:.0f} KB" for r in runs
+                ),
+                _builds(
+                    f"{r['every'][1] / 1024:.0f} KB ({r['every'][0] / 1024:.0f} KB)"
+                    for r in runs
+                ),
             )
-            + " | "
-            + " → ".join(
-                f"{statistics.median(r['before']) / 1024:.0f} KB" for r in got.values()
-            )
-            + " | "
-            + " → ".join(
-                f"{r['every'][1] / 1024:.0f} KB ({r['every'][0] / 1024:.0f} KB)"
-                for r in got.values()
-            )
-            + " |"
         )
         last = got[labels[-1]]
         slowest = max(max(t) for t in last["first"].values())

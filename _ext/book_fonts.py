@@ -14,9 +14,15 @@ extension writes a copy of each font with only the characters its pages use
 (``*-book.woff2`` beside each font, 3 to 45 KB; the ``MATH`` table, which lays
 out fractions, roots and stretched brackets, is kept for those characters)
 and a style sheet, ``_static/book-fonts.css``, that declares each copy for
-exactly the characters it has (``unicode-range``). The whole fonts stay
-declared too: a browser fetches one only if a page shows a character its
-copy lacks, so a new icon or symbol is never drawn wrong, only slower
+exactly the characters it has (``unicode-range``). The whole math font
+stays declared too, for every other character: a browser fetches it only if
+a page shows a character its copy lacks, so a new symbol is never drawn
+wrong, only slower. (Declared for every character, the whole font would be
+fetched also when the copy arrives late on a slow machine: with
+``font-display: optional`` the browser then gives up on the copy and goes
+on to the next face of the family that has the character.) The theme
+declares the whole icon font itself, for every character; icons block the
+text until their copy is there, so they never fall through to it
 (the browser tests fail if a page fetches a whole font, or if a formula
 drawn with the copy differs from the same formula drawn with the whole font).
 Pages with formulas preload the math font's copy (``<link rel="preload">``).
@@ -182,7 +188,8 @@ def font_face_rules(
     kept = write_subset(static / font, copy, characters)
     rules = []
     if not whole_declared_by_theme:
-        rules.append(_face(family, weight, display, local, font, None))
+        rest = unicode_range(_gaps(kept)) if kept else None
+        rules.append(_face(family, weight, display, local, font, rest))
     if kept:
         rules.append(
             _face(
@@ -213,20 +220,40 @@ def write_subset(source: Path, target: Path, characters: set[int]) -> set[int]:
     return kept
 
 
-def unicode_range(points: set[int]) -> str:
-    """``U+20-7E, U+A0, …``: runs of consecutive code points."""
-    ranges, ordered = [], sorted(points)
-    start = previous = ordered[0]
-    for point in [*ordered[1:], None]:
-        if point is not None and point == previous + 1:
-            previous = point
-            continue
-        ranges.append(
-            f"U+{start:X}" if start == previous else f"U+{start:X}-{previous:X}"
-        )
-        if point is not None:
-            start = previous = point
-    return ", ".join(ranges)
+LAST_CODE_POINT = 0x10FFFF
+
+
+def _runs(points) -> list[tuple[int, int]]:
+    """Runs of consecutive code points, as (first, last) pairs, in order."""
+    runs = []
+    for point in sorted(points):
+        if runs and point == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], point)
+        else:
+            runs.append((point, point))
+    return runs
+
+
+def _gaps(points: set[int]) -> list[tuple[int, int]]:
+    """The runs of code points (0 to U+10FFFF) that are not in ``points``."""
+    gaps, next_free = [], 0
+    for first, last in _runs(points):
+        if first > next_free:
+            gaps.append((next_free, first - 1))
+        next_free = last + 1
+    if next_free <= LAST_CODE_POINT:
+        gaps.append((next_free, LAST_CODE_POINT))
+    return gaps
+
+
+def unicode_range(points) -> str:
+    """``U+20-7E, U+A0, …``: the runs of ``points``, a set of code points
+    or a list of (first, last) runs."""
+    runs = _runs(points) if isinstance(points, set) else points
+    return ", ".join(
+        f"U+{first:X}" if first == last else f"U+{first:X}-{last:X}"
+        for first, last in runs
+    )
 
 
 def _face(family, weight, display, local, url, characters) -> str:

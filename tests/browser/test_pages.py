@@ -33,7 +33,8 @@ WHOLE_FONTS = ("/stix-two-math.woff2", "/fa-solid-900.woff2")
 # the test's own and with font-display "block" (the site's "optional" may
 # keep a font that arrives late out of a page, which would make the
 # comparison depend on timing), once as the site declares them (the whole
-# font, then the copy for its characters) and once the whole font alone.
+# font for what the copy lacks, then the copy for its characters) and once
+# the whole font alone, for every character.
 # Then measure every box of every formula, relative to its formula, with each.
 MEASURE_FORMULAS = """async () => {
     const faces = [];
@@ -56,7 +57,8 @@ MEASURE_FORMULAS = """async () => {
         }
     };
     await load('Site faces', faces);
-    await load('Whole font', faces.filter(f => f.range === 'U+0-10FFFF'));
+    await load('Whole font', faces.filter(f => !f.url.includes('-book.'))
+                                  .map(f => ({url: f.url, range: 'U+0-10FFFF'})));
     const style = document.createElement('style');
     document.head.append(style);
     const boxes = async family => {
@@ -146,6 +148,35 @@ def test_page_renders_offline(open_page, page_path):
             "formulas drawn with the math font's copy differ from the whole "
             f"font's (whole, copy): {differences[:5]}"
         )
+
+
+def test_a_late_math_font_copy_does_not_fetch_the_whole_font(browser, site_url):
+    """On a slow machine or network the math font's copy may arrive after the
+    browser's short wait for it (font-display: optional); the page then draws
+    its formulas with the reader's own math font, and must not go on to
+    fetch the 400 KB whole font (which it did while the whole font was
+    declared for every character)."""
+    import time
+
+    context = browser.new_context(viewport={"width": PHONE, "height": 800})
+    requested = []
+    context.on("request", lambda request: requested.append(request.url))
+
+    def late(route):
+        time.sleep(0.6)  # the browser waits about 0.1 s
+        route.continue_()
+
+    context.route("**/*-book.woff2", late)
+    page = context.new_page()
+    try:
+        page.goto(f"{site_url}/book/05_merge.html")
+        page.wait_for_timeout(1500)
+        assert page.locator(".bd-article math").count() > 0
+        assert any(url.endswith("stix-two-math-book.woff2") for url in requested)
+        whole = [url for url in requested if url.endswith(WHOLE_FONTS)]
+        assert whole == [], f"fetched the whole font: {whole}"
+    finally:
+        context.close()
 
 
 def test_page_was_built(site_dir, page_path):

@@ -81,5 +81,7 @@ def test_every_stage_has_its_commands_and_a_bad_one_is_named(monkeypatch):
     env = stages.environment("nbval", other_machine=True)
     assert env.items() >= {**stages.OTHER_MACHINE, **stages.STATIC}.items()
     assert "ATEN_CPU_CAPABILITY" not in stages.environment("book", other_machine=True)
+    for stage in ("unit", "nbval"):  # two workers on two cores: one thread each
+        assert stages.environment(stage).items() >= stages.ONE_THREAD.items()
     with pytest.raises(ValueError, match="stage must be one of lint, unit"):
         stages.commands("nope")

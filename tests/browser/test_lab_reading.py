@@ -15,7 +15,7 @@ import pytest
 
 from booktools import lab_markup
 from booktools.book import notebooks
-from booktools.lab import jupyterlab, markdown_cells, notebook_shown
+from booktools.lab import jupyterlab, markdown_cells, open_in_lab, open_lab
 
 pytestmark = pytest.mark.browser
 
@@ -57,13 +57,6 @@ def test_what_the_checks_find(text, roles, numbers):
 CHAPTERS = notebooks()
 
 
-def open_alone(page, base: str, token: str, name: str) -> None:
-    """Open notebook ``name`` as the only tab (``reset`` forgets the tabs an
-    earlier page left open), without waiting for its kernel."""
-    page.goto(f"{base}/lab/tree/{name}?reset&token={token}")
-    notebook_shown(page).wait_for(timeout=60_000)
-
-
 def test_every_chapter_reads_in_jupyterlab_as_on_the_site(browser):
     numbers = lab_markup.chapter_numbers()
     problems = []
@@ -76,17 +69,10 @@ def test_every_chapter_reads_in_jupyterlab_as_on_the_site(browser):
             "console",
             lambda m: m.type == "error" and errors.append(f"console: {m.text}"),
         )
+        open_lab(page, base, token)
         for chapter in CHAPTERS:
             errors.clear()
-            open_alone(page, base, token, chapter.name)
-            page.wait_for_function(
-                """() => {
-                    const cells = [...document.querySelectorAll(
-                        '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-MarkdownCell')];
-                    return cells.length > 0 && cells.every(c => c.querySelector('.myst'));
-                }""",
-                timeout=60_000,
-            )
+            open_in_lab(page, chapter.name)
             page.wait_for_timeout(500)  # references are resolved after the cells draw
             texts = markdown_cells(page).all_inner_texts()
             source = chapter.read_text()

@@ -100,6 +100,8 @@ def jupyterlab(notebooks: list[Path], timeout: float = 60) -> Iterator[tuple[str
                 "--LabApp.news_url=",
                 "--LabApp.extension_manager=readonly",
                 "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+                # window.jupyterapp, through which open_in_lab opens a notebook
+                "--LabApp.expose_app_in_browser=True",
             ],
             env=env,
             stdout=subprocess.DEVNULL,
@@ -136,6 +138,44 @@ def open_notebook(
     page.wait_for_selector(".jp-Notebook", timeout=60_000)
     if wait_for_kernel:
         page.get_by_text("| Idle").first.wait_for(timeout=60_000)  # the status bar
+
+
+def open_lab(page, base: str, token: str) -> None:
+    """Load JupyterLab with no tab open, ready for :func:`open_in_lab`."""
+    page.goto(f"{base}/lab?reset&token={token}")
+    page.wait_for_function("() => window.jupyterapp !== undefined", timeout=60_000)
+    page.evaluate("() => window.jupyterapp.started")
+
+
+def open_in_lab(page, name: str) -> None:
+    """Close every tab and open notebook ``name`` in the JupyterLab that
+    :func:`open_lab` loaded, as File → Open does (the page is not reloaded:
+    a few seconds less per notebook than loading JupyterLab again), and wait
+    until its kernel is idle and every markdown cell is drawn by the MyST
+    renderer (jupyterlab-myst)."""
+    page.evaluate(
+        """async name => {
+            const commands = window.jupyterapp.commands;
+            await commands.execute('application:close-all');
+            const panel = await commands.execute('docmanager:open', {path: name});
+            // Its kernel started and idle: closing the tab while the kernel
+            // starts cancels JupyterLab's own requests to it, errors in the
+            // console that would be the next notebook's.
+            await panel.sessionContext.ready;
+            while (panel.sessionContext.session?.kernel?.status !== 'idle') {
+                await new Promise(resolve => setTimeout(resolve, 50));
+            }
+        }""",
+        name,
+    )
+    page.wait_for_function(
+        """() => {
+            const cells = [...document.querySelectorAll(
+                '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-MarkdownCell')];
+            return cells.length > 0 && cells.every(c => c.querySelector('.myst'));
+        }""",
+        timeout=60_000,
+    )
 
 
 def run_all(page, timeout_ms: int = 180_000) -> None:

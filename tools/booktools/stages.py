@@ -47,8 +47,12 @@ STATIC = {"MPLBACKEND": "Agg"}
 VALIDATING = {"BOOK_NBVAL": "1"}
 # The folders ruff checks and formats.
 LINTED = ["src", "tools", "tests", "benchmarks", "book", "scripts", "_ext"]
-# Two workers, one per core.
+# Two workers, one per core, and each worker's PyTorch (and the kernels nbval
+# starts) on one thread: two workers of two threads each on two cores wait
+# on each other at every small operation (chapter 8's training took 255 s
+# under nbval that way, 8 s alone).
 WORKERS = ["-n", "2"]
+ONE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 _BIN = Path(sys.executable).parent
 _PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
@@ -123,6 +127,8 @@ def environment(stage: str, other_machine: bool = False) -> dict[str, str]:
     explorers for the notebooks and the site, and with ``other_machine``
     (``make test``'s unit tests and notebooks) ``OTHER_MACHINE``."""
     env = {**os.environ, "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
+    if stage in ("unit", "nbval"):
+        env.update(ONE_THREAD)
     if stage in ("nbval", "book"):
         env.update(STATIC)
     if stage == "nbval":

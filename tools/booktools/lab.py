@@ -148,32 +148,28 @@ def open_lab(page, base: str, token: str) -> None:
 
 
 def open_in_lab(page, name: str) -> None:
-    """Close every tab and open notebook ``name`` in the JupyterLab that
+    """Open notebook ``name`` in a new tab of the JupyterLab that
     :func:`open_lab` loaded, as File → Open does (the page is not reloaded:
     a few seconds less per notebook than loading JupyterLab again), and wait
-    until its kernel is idle and every markdown cell is drawn by the MyST
-    renderer (jupyterlab-myst)."""
+    until every markdown cell is drawn by the MyST renderer (jupyterlab-myst).
+    The tabs opened before stay open, their kernels too: closing a tab while
+    its kernel starts cancels JupyterLab's own requests to it, which log
+    errors to the console."""
     page.evaluate(
         """async name => {
-            const commands = window.jupyterapp.commands;
-            await commands.execute('application:close-all');
-            const panel = await commands.execute('docmanager:open', {path: name});
-            // Its kernel started and idle: closing the tab while the kernel
-            // starts cancels JupyterLab's own requests to it, errors in the
-            // console that would be the next notebook's.
-            await panel.sessionContext.ready;
-            while (panel.sessionContext.session?.kernel?.status !== 'idle') {
-                await new Promise(resolve => setTimeout(resolve, 50));
-            }
+            await window.jupyterapp.commands.execute('docmanager:open', {path: name});
         }""",
         name,
     )
     page.wait_for_function(
-        """() => {
-            const cells = [...document.querySelectorAll(
-                '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-MarkdownCell')];
-            return cells.length > 0 && cells.every(c => c.querySelector('.myst'));
+        """name => {
+            const panel = document.querySelector(
+                '.jp-NotebookPanel:not(.lm-mod-hidden)');
+            const cells = panel ? [...panel.querySelectorAll('.jp-MarkdownCell')] : [];
+            return window.jupyterapp.shell.currentWidget?.context?.path === name
+                && cells.length > 0 && cells.every(c => c.querySelector('.myst'));
         }""",
+        arg=name,
         timeout=60_000,
     )
 

@@ -231,6 +231,15 @@ def test_the_picture_title_names_the_model_heads_and_mask():
     )
     assert title("two layers", "Model:", 1, "none") == "two layers, 1 head, no mask"
     assert title("agreement", None, 8, "padding") == "8 heads, padding mask"
+    # A model causal in every layer blocks keys whatever the mask: the title says so.
+    assert (
+        title("two layers", "Model:", 4, "none", causal=True)
+        == "two layers, 4 heads, causal (the model's own)"
+    )
+    assert (
+        title("x", None, 2, "padding", causal=True) == "2 heads, padding mask, causal"
+    )
+    assert title("x", None, 2, "causal", causal=True) == "2 heads, causal mask"
 
 
 def test_the_page_s_colours_are_matplotlib_s_cividis():

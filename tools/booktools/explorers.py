@@ -202,7 +202,9 @@ def check_picture(root, explorer) -> None:
     now = shown(root)
     want, network = expected(explorer, now["state"])
     s = now["state"]
-    assert now["title"] == title(s["option"], explorer.choice, s["nHeads"], s["mask"])
+    assert now["title"] == title(
+        s["option"], explorer.choice, s["nHeads"], s["mask"], network.causal
+    )
     maps = [m for probs in want.probs for m in probs]  # layer by layer, head by head
     assert len(now["maps"]) == len(maps)
     blocked = want.blocked.flatten().tolist()

@@ -48,10 +48,22 @@ def front_end(name: str) -> str:
     return (STATIC / name).read_text(encoding="utf-8")
 
 
-def title(option: str | None, choice: str | None, n_heads: int, mask: str) -> str:
-    """The picture's title: the model option, the heads, the mask (as
-    ``explorer.js`` writes it; a browser test holds the two equal)."""
-    parts = [f"{n_heads} head{'s' * (n_heads > 1)}", MASK_TEXT[mask]]
+def title(
+    option: str | None,
+    choice: str | None,
+    n_heads: int,
+    mask: str,
+    causal: bool = False,
+) -> str:
+    """The picture's title: the model option, the heads, the mask and, for a
+    model ``causal`` in every layer, that its own causal mask blocks keys too
+    (as ``explorer.js`` writes it; a browser test holds the two equal)."""
+    shown = MASK_TEXT[mask]
+    if causal and mask == "none":
+        shown = "causal (the model's own)"
+    elif causal and mask == "padding":
+        shown += ", causal"
+    parts = [f"{n_heads} head{'s' * (n_heads > 1)}", shown]
     if choice == "Weights:":
         parts.insert(0, f"{option} weights")
     elif choice == "Model:":
@@ -186,7 +198,9 @@ class Explorer:
         grid = {1: (1, 1), 2: (1, 2), 4: (2, 2), 8: (2, 4)}[network.n_heads]
         figure = display_attention(
             first.tokens, first.tokens, probs, network.n_heads, *grid,
-            title=title(s["option"], self.choice, s["n_heads"], s["mask"]),
+            title=title(
+                s["option"], self.choice, s["n_heads"], s["mask"], network.causal
+            ),
         )  # fmt: skip
         return to_png(figure, colours=256)
 

@@ -597,9 +597,17 @@
   var MASK_TEXT = {none: "no mask", causal: "causal mask", padding: "padding mask"};
   var explorers = 0;
 
-  // The picture's title (mha.explorer.notebook.title).
-  function title(data, s) {
-    var parts = [s.nHeads + " head" + (s.nHeads > 1 ? "s" : ""), MASK_TEXT[s.mask]];
+  // The picture's title (mha.explorer.notebook.title): the model, its heads, the
+  // mask, and for a model causal in every layer (mha.training.TwoLayerModel)
+  // that causal mask too, which blocks keys whatever mask the reader chose.
+  function title(data, s, model) {
+    var mask = MASK_TEXT[s.mask];
+    if (model.causal && s.mask === "none") {
+      mask = "causal (the model's own)";
+    } else if (model.causal && s.mask === "padding") {
+      mask += ", causal";
+    }
+    var parts = [s.nHeads + " head" + (s.nHeads > 1 ? "s" : ""), mask];
     if (data.choice === "Weights:") {
       parts.unshift(s.option + " weights");
     } else if (data.choice === "Model:") {
@@ -784,7 +792,7 @@
     this.listSentences(null);
     var typing = html("span", {"class": "mha-typing"});
     this.box = html("input", {type: "text", autocomplete: "off", spellcheck: "false",
-                              placeholder: "a sentence of the model's words, then Enter"}, typing);
+                              placeholder: "a sentence, then Enter"}, typing);
     html("button", {type: "submit", "class": "mha-show"}, typing, "Show");
     var typed = row("Or type:", "text", typing);
     this.box.id = id + "-text";
@@ -1010,7 +1018,8 @@
       listed.forEach(function (t, i) { html("option", {value: i}, menu, t); });
     }
     menu.value = String(row);
-    this.description.textContent = title(this.data, s) + ". " + describe(result, row);
+    this.description.textContent = title(this.data, s, result.model) + ". " +
+      describe(result, row);
     var answers = this.answers;
     answers.textContent = "";
     answersText(result).forEach(function (text) { html("p", {}, answers, text); });
@@ -1036,7 +1045,7 @@
     }
     var measure = function (text, size, bold) { return textWidth(g, family, text, size, bold); };
     var width = Math.max(280, Math.min(this.width || 640, 760));
-    this.picture = layout(this.result, width, {title: title(this.data, this.state), row: this.row},
+    this.picture = layout(this.result, width, {title: title(this.data, this.state, this.result.model), row: this.row},
                           measure);
     this.picture.ink = this.ink;
     paint(this.canvas, this.picture, this.ink, family, window.devicePixelRatio || 1);

@@ -188,7 +188,7 @@ def font_face_rules(
     kept = write_subset(static / font, copy, characters)
     rules = []
     if not whole_declared_by_theme:
-        rest = unicode_range(_gaps(kept)) if kept else None
+        rest = _range_text(_gaps(kept)) if kept else None
         rules.append(_face(family, weight, display, local, font, rest))
     if kept:
         rules.append(
@@ -246,10 +246,13 @@ def _gaps(points: set[int]) -> list[tuple[int, int]]:
     return gaps
 
 
-def unicode_range(points) -> str:
-    """``U+20-7E, U+A0, …``: the runs of ``points``, a set of code points
-    or a list of (first, last) runs."""
-    runs = _runs(points) if isinstance(points, set) else points
+def unicode_range(points: set[int]) -> str:
+    """``U+20-7E, U+A0, …``: the runs of consecutive code points of ``points``."""
+    return _range_text(_runs(points))
+
+
+def _range_text(runs: list[tuple[int, int]]) -> str:
+    """A ``unicode-range`` value for (first, last) runs of code points."""
     return ", ".join(
         f"U+{first:X}" if first == last else f"U+{first:X}-{last:X}"
         for first, last in runs

@@ -39,6 +39,12 @@ BAD = [
     (ATTACK, "not a word this model knows: “img”"),
 ]
 
+# What each case of BAD (and of BAD_FOR_FRONTED) tries.
+CASES = [
+    "empty", "punctuation", "5000 characters", "emoji", "non-Latin", "unknown word",
+    "too long", "markup",
+]  # fmt: skip
+
 
 @pytest.fixture
 def explorer(open_page):
@@ -49,10 +55,7 @@ def explorer(open_page):
     return page, log, root
 
 
-@pytest.mark.parametrize(("text", "says"), BAD, ids=[
-    "empty", "punctuation", "5000 characters", "emoji", "non-Latin", "unknown word",
-    "too long", "markup",
-])  # fmt: skip
+@pytest.mark.parametrize(("text", "says"), BAD, ids=CASES)
 def test_bad_input_gets_a_message_and_the_picture_stays(explorer, text, says):
     page, log, root = explorer
     before = shown(root)
@@ -139,10 +142,7 @@ def fronted(browser, tmp_path_factory):
     context.close()
 
 
-@pytest.mark.parametrize(("text", "says"), BAD_FOR_FRONTED, ids=[
-    "empty", "punctuation", "5000 characters", "emoji", "non-Latin", "unknown word",
-    "too long", "markup",
-])  # fmt: skip
+@pytest.mark.parametrize(("text", "says"), BAD_FOR_FRONTED, ids=CASES)
 def test_bad_input_in_the_two_layer_explorer(fronted, text, says):
     page, errors, root = fronted
     control(root, "text").fill("")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from booktools.book import PAGES
@@ -156,8 +158,6 @@ def test_a_late_math_font_copy_does_not_fetch_the_whole_font(browser, site_url):
     its formulas with the reader's own math font, and must not go on to
     fetch the 400 KB whole font (which it did while the whole font was
     declared for every character)."""
-    import time
-
     context = browser.new_context(viewport={"width": PHONE, "height": 800})
     requested = []
     context.on("request", lambda request: requested.append(request.url))

@@ -17,6 +17,7 @@ attn)``)."""
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -141,16 +142,17 @@ def random_settings(
     return settings
 
 
-# The page's forward pass for many settings at once: the numbers it computes.
+# The page's forward pass for many settings at once: the numbers it computes
+# (as JSON text, as booktools.explorers reads the page).
 COMPUTE_JS = """(root, settings) => {
     const data = JSON.parse(root.querySelector('script.mha-data').textContent);
-    return settings.map(s => {
+    return JSON.stringify(settings.map(s => {
         const r = window.mhaExplorer.compute(data, s);
         return {tokens: r.tokens, probs: r.layers.map(l => l.probs),
                 outputs: r.layers.map(l => l.output), logits: r.logits,
                 answers: r.answers.map(a => a.map(x => x.word)),
                 blocked: r.blocked};
-    });
+    }));
 }"""
 
 
@@ -169,7 +171,7 @@ def test_the_page_computes_what_the_package_computes(page_of_explorers):
                 settings = random_settings(
                     rng, explorer, option, n_heads, SETTINGS_PER_MODEL
                 )
-                results = roots[name].evaluate(COMPUTE_JS, settings)
+                results = json.loads(roots[name].evaluate(COMPUTE_JS, settings))
                 worst = 0.0
                 for setting, got in zip(settings, results, strict=True):
                     want, network = expected(explorer, setting)

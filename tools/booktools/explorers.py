@@ -24,7 +24,9 @@ from mha.explorer.notebook import title
 
 EXPLORER = ".mha-explorer"
 TOLERANCE = 1e-5  # the page's numbers against the package's
-DATA_JS = "r => JSON.parse(r.querySelector('script.mha-data').textContent)"
+# (What the page returns, it returns as JSON text: Playwright checks every value
+# of a returned object one by one, a minute for a few million numbers.)
+DATA_JS = "r => r.querySelector('script.mha-data').textContent"
 
 # What an explorer shows now: its state, the picture's title and each map
 # cell (its probability or "blocked", the colour it is given, its number if
@@ -50,7 +52,7 @@ SHOWN_JS = """(root) => {
         return [c.p === null ? 'blocked' : String(c.p), c.fill,
                 pixel(m.x + (j + 0.5) * m.cell, m.y + (i + at) * m.cell)];
     }));
-    return {state: Object.assign({}, root.mhaExplorer.state),
+    return JSON.stringify({state: Object.assign({}, root.mhaExplorer.state),
             title: picture.title, maps: picture.maps.map(cells),
             numbers: picture.maps.map(m => m.cells.flat().filter(c => c.number !== null)
                 .map(c => c.number)),
@@ -58,7 +60,7 @@ SHOWN_JS = """(root) => {
             caption: root.querySelector('figcaption').textContent,
             description: root.querySelector('.mha-description').textContent,
             answers: [...root.querySelectorAll('.mha-answers p')].map(p => p.textContent),
-            message: root.querySelector('.mha-message').textContent};
+            message: root.querySelector('.mha-message').textContent});
 }"""
 
 
@@ -77,11 +79,11 @@ def chapter_explorer(page_path: str, root_dir: Path):
 
 
 def data(root) -> dict:
-    return root.evaluate(DATA_JS)
+    return json.loads(root.evaluate(DATA_JS))
 
 
 def shown(root) -> dict:
-    return root.evaluate(SHOWN_JS)
+    return json.loads(root.evaluate(SHOWN_JS))
 
 
 def expected(explorer, setting: dict):

@@ -2,7 +2,12 @@
 jupyterlab-myst) reads as on the site: no role drawn as its raw text (such as
 ``training.fit <mha.training.loop.fit>``), every exercise numbered as the site
 numbers it and the text cites it (``Exercise 4.1``, not ``Exercise 1``), and
-no console error (such as a cross-reference JupyterLab cannot find).
+no console error (such as a cross-reference JupyterLab cannot find). Then,
+in the same JupyterLab, one chapter with every kind of MyST looked at
+closely: every markdown cell drawn by the MyST renderer with no directive or
+role left raw, an exercise in its numbered box, a citation, each solution
+folded (its text and its code) until the reader opens it, and the set-up
+cell folded to its title.
 
 (The checks are plain functions of the rendered text, so that they can move
 into the tooling package with the JupyterLab driver.)"""
@@ -10,12 +15,20 @@ into the tooling package with the JupyterLab driver.)"""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
 from booktools import lab_markup
 from booktools.book import notebooks
-from booktools.lab import jupyterlab, markdown_cells, open_in_lab, open_lab
+from booktools.lab import (
+    following_cell,
+    jupyterlab,
+    markdown_cells,
+    notebook_shown,
+    open_in_lab,
+    open_lab,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -57,6 +70,64 @@ def test_what_the_checks_find(text, roles, numbers):
 CHAPTERS = notebooks()
 
 
+# What MyST source looks like when nothing rendered it.
+RAW = (":label:", ":class:", "```{", "{cite", "{exercise", "{solution", "{note}")
+
+
+def chapter_with_solutions_and_citations() -> Path:
+    """The first chapter of _toc.yml with an exercise, a solution holding code and
+    a citation: every kind of MyST checked closely."""
+    for path in notebooks():
+        text = path.read_text()
+        if all(s in text for s in ("{exercise}", "{solution-start}", "{cite:p}")):
+            return path
+    raise AssertionError("no chapter has an exercise, a solution and a citation")
+
+
+CHAPTER = chapter_with_solutions_and_citations()
+
+
+def check_markup_closely(page, first_exercise: str) -> None:
+    """The checks of the chapter shown that need more than its text (see the
+    module's docstring); ``first_exercise``: its first exercise's title."""
+    cells = markdown_cells(page)
+    count = cells.count()
+    assert count > 5
+    assert cells.locator(".myst").count() == count, "is jupyterlab-myst installed?"
+    for number, text in enumerate(cells.all_inner_texts()):
+        raw = [marker for marker in RAW if marker in text]
+        assert not raw, f"markdown cell {number} shows {raw}: {text[:200]!r}"
+
+    # An exercise is a box with its number; a citation is a citation.
+    notebook = notebook_shown(page)
+    exercise = notebook.locator(".myst-exercise", has_text=first_exercise).first
+    assert exercise.is_visible()
+    assert notebook.locator(".cite-group").count() >= 1
+
+    # The first solution is folded: its text hidden until the reader opens it,
+    # its code folded, source and output.
+    solution_cell = cells.filter(has_text="Solution to").first
+    solution = solution_cell.locator("details.myst-exercise").first
+    solution.scroll_into_view_if_needed()
+    body = solution.locator(".myst-exercise-body")
+    assert solution.get_attribute("open") is None and not body.is_visible()
+    code = following_cell(solution_cell)
+    assert "jp-CodeCell" in code.get_attribute("class")
+    assert code.locator(".jp-InputPlaceholder").is_visible()
+    assert not code.locator(".jp-InputArea-editor").is_visible()
+    solution.locator("summary").click()
+    assert body.is_visible()
+
+    # The set-up cell is folded to its title.
+    setup = notebook.locator(".jp-CodeCell").first
+    assert (
+        setup.locator(".jp-InputPlaceholder")
+        .inner_text()
+        .startswith("# @title Set-up:")
+    )
+    assert not setup.locator(".jp-InputArea-editor").is_visible()
+
+
 def test_every_chapter_reads_in_jupyterlab_as_on_the_site(browser):
     numbers = lab_markup.chapter_numbers()
     problems = []
@@ -92,5 +163,9 @@ def test_every_chapter_reads_in_jupyterlab_as_on_the_site(browser):
                 for kind, items in found.items()
                 for what in items
             ]
+        assert problems == [], "\n".join(problems)
+        errors.clear()
+        open_in_lab(page, CHAPTER.name)  # its tab shown again
+        check_markup_closely(page, f"Exercise {numbers[CHAPTER.name]}.1")
+        assert errors == []
         context.close()
-    assert problems == [], "\n".join(problems)

@@ -8,6 +8,7 @@ import pytest
 
 from booktools.book import PAGES
 from booktools.pages import (
+    COMMON_PHONE,
     DESKTOP,
     ONLY_CONTRAST,
     PHONE,
@@ -17,6 +18,7 @@ from booktools.pages import (
     overflow,
     resize,
     settle,
+    too_wide,
 )
 
 pytestmark = pytest.mark.browser
@@ -113,8 +115,11 @@ def test_page_renders_offline(open_page, page_path):
     error, every explorer, formula and image renders, every image has a text
     alternative, and the page fits the window, on a 360 px phone and on a
     laptop (wide tables, printouts and code scroll inside their own box, and
-    every display formula fits a phone's column); the
-    site's cut-down fonts have every character the page shows, and draw its
+    every display formula fits a phone's column); at 390 px no table, and on
+    the pages of Part 1 no printed output, is wider than its column (the
+    numbers the prose quotes are all in view: a printed line wraps at its
+    spaces on a phone, book.css; a wide table becomes cards); the site's
+    cut-down fonts have every character the page shows, and draw its
     formulas exactly as the whole math font does."""
     page, log = open_page(page_path, width=PHONE, height=800, slow=True)
     shifts = page.evaluate("window.layoutShifts")
@@ -137,6 +142,16 @@ def test_page_renders_offline(open_page, page_path):
     assert page.title(), "page has no title"
     assert overflow(page) == [], "\n".join(overflow(page))
     assert page.evaluate(WIDE_FORMULAS) == []
+    resize(page, COMMON_PHONE)
+    settle(page)
+    found = too_wide(page, page_path)
+    assert found["printed"] == [], (
+        "printed outputs wider than the column (width, room, line):\n"
+        + "\n".join(map(str, found["printed"]))
+    )
+    assert found["tables"] == [], "tables wider than their box:\n" + "\n".join(
+        map(str, found["tables"])
+    )
     resize(page, DESKTOP)
     assert overflow(page) == [], "\n".join(overflow(page))
     whole_fonts = [url for url in log.requested if url.endswith(WHOLE_FONTS)]

@@ -1,6 +1,7 @@
-"""The book on a phone (390 px, a common phone; 360 px, the narrowest): every
-number the prose quotes in view, figures in their phone layout, code that
-scrolls saying so, and touch targets a finger can hit.
+"""The book on a phone (390 px, a common phone; 360 px, the narrowest):
+figures in their phone layout, code that scrolls saying so, and touch
+targets a finger can hit. (Every number the prose quotes in view, on every
+page: test_pages.py, which opens each page once for all its checks.)
 
 (Each check is a JavaScript function run in the page, kept in this module's
 constants, so that it can move into the tooling package with its test.)"""
@@ -10,60 +11,13 @@ from __future__ import annotations
 import pytest
 
 from booktools import book
-from booktools.pages import load_images, settle
+from booktools.pages import COMMON_PHONE, load_images
 
 pytestmark = pytest.mark.browser
 
-PHONE = 390  # a common phone: a 358 px column
+PHONE = COMMON_PHONE  # a common phone: a 358 px column
 NARROWEST = 360  # the narrowest common phone: a 328 px column
 TOUCH = 44  # CSS px: the usual smallest touch target
-
-
-def part_one() -> list[str]:
-    """The pages of the book's first part, the core path (_toc.yml)."""
-    first = [part for caption, part in book.parts().items() if caption != "intro"][0]
-    return [f"{page}.html" for page in first]
-
-
-# Printed outputs (a stream, or a result shown as plain text) wider than their
-# box, which a reader would have to scroll to read; tables wider than the box
-# that holds them. Each: its width, its box's, and its widest line or text.
-TOO_WIDE = """() => {
-    const article = document.querySelector('.bd-article');
-    const printed = [...article.querySelectorAll(
-        'div.cell_output :is(div.output.stream, div.output.text_plain) pre')]
-        .filter(pre => !pre.closest('.mha-explorer'))
-        .filter(pre => pre.scrollWidth > pre.clientWidth + 1)
-        .map(pre => [pre.scrollWidth, pre.clientWidth, pre.textContent.split('\\n')
-            .reduce((a, b) => a.length >= b.length ? a : b).trim().slice(0, 80)]);
-    const tables = [...article.querySelectorAll('table')].map(table => {
-        let box = table.parentElement;
-        while (box !== article && getComputedStyle(box).overflowX === 'visible')
-            box = box.parentElement;
-        return [Math.round(table.getBoundingClientRect().width), box.clientWidth,
-                table.textContent.trim().replace(/\\s+/g, ' ').slice(0, 80)];
-    }).filter(([width, room]) => width > room + 1);
-    return {printed, tables};
-}"""
-
-
-@pytest.mark.parametrize("width", [PHONE])
-def test_printed_outputs_and_tables_fit_a_phone(open_page, page_path, width):
-    """At 390 px no printed output of Part 1 is wider than its column, and no
-    table of any page: the numbers the prose quotes are all in view (a
-    printed line wraps at its spaces on a phone, book.css; print a table as
-    a table: a wide one becomes cards)."""
-    page, _ = open_page(page_path, width=width)
-    settle(page)
-    found = page.evaluate(TOO_WIDE)
-    printed = found["printed"] if page_path in part_one() else []
-    assert printed == [], (
-        "printed outputs wider than the column (width, room, line):\n"
-        + ("\n".join(map(str, printed)))
-    )
-    assert found["tables"] == [], "tables wider than their box:\n" + "\n".join(
-        map(str, found["tables"])
-    )
 
 
 # Every figure of the page with a phone layout: the picture shown (its

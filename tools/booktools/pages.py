@@ -8,7 +8,10 @@ Public names:
 - :class:`PageLog` and :func:`open_page`: a page opened with every request
   and message logged, requests to other hosts blocked.
 - :func:`wait_for_math`, :func:`settle`, :func:`resize`, :func:`load_images`:
-  bring a page to what a reader sees; :func:`overflow`: what sticks out of it.
+  bring a page to what a reader sees; :func:`overflow`: what sticks out of it;
+  :func:`too_wide`: the printed outputs (of Part 1, :func:`part_one`) and the
+  tables a reader would have to scroll (``COMMON_PHONE``: the width at which
+  none may be).
 - :func:`axe_settings`, ``ONLY_CONTRAST``: how axe-core is run on a layout.
 """
 
@@ -17,9 +20,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+from booktools import book
 from booktools.book import PAGES, explorer_pages
 
 PHONE, DESKTOP = 360, 1280  # the narrowest common phone, a laptop
+COMMON_PHONE = 390  # a common phone: a 358 px column
 
 # Console messages that are not the book's fault, each with its cause. Errors
 # and warnings not listed here fail the page.
@@ -242,3 +247,42 @@ def axe_settings(path: str, mode: str) -> tuple[dict, dict]:
             [f"article section > section:nth-of-type({n})"] for n in (1, 2)
         ]
     return scope, options
+
+
+def part_one() -> list[str]:
+    """The pages of the book's first part, the core path (_toc.yml)."""
+    first = [part for caption, part in book.parts().items() if caption != "intro"][0]
+    return [f"{page}.html" for page in first]
+
+
+# Printed outputs (a stream, or a result shown as plain text) wider than their
+# box, which a reader would have to scroll to read; tables wider than the box
+# that holds them. Each: its width, its box's, and its widest line or text.
+TOO_WIDE = """() => {
+    const article = document.querySelector('.bd-article');
+    const printed = [...article.querySelectorAll(
+        'div.cell_output :is(div.output.stream, div.output.text_plain) pre')]
+        .filter(pre => !pre.closest('.mha-explorer'))
+        .filter(pre => pre.scrollWidth > pre.clientWidth + 1)
+        .map(pre => [pre.scrollWidth, pre.clientWidth, pre.textContent.split('\\n')
+            .reduce((a, b) => a.length >= b.length ? a : b).trim().slice(0, 80)]);
+    const tables = [...article.querySelectorAll('table')].map(table => {
+        let box = table.parentElement;
+        while (box !== article && getComputedStyle(box).overflowX === 'visible')
+            box = box.parentElement;
+        return [Math.round(table.getBoundingClientRect().width), box.clientWidth,
+                table.textContent.trim().replace(/\\s+/g, ' ').slice(0, 80)];
+    }).filter(([width, room]) => width > room + 1);
+    return {printed, tables};
+}"""
+
+
+def too_wide(page, path: str) -> dict[str, list]:
+    """What a reader of ``page`` (the book's ``path``) would have to scroll to
+    read: ``printed``, its printed outputs wider than their box (on the pages
+    of Part 1), and ``tables``, its tables wider than theirs; each as
+    (width, room, widest line or text)."""
+    found = page.evaluate(TOO_WIDE)
+    if path not in part_one():
+        found["printed"] = []
+    return found

@@ -35,6 +35,10 @@ BAD_INPUT = [
      "non-empty list of column names", "got 'ab'"),
     (lambda: markdown_table(["a", "b"], [["a", "b"], ["c"]]), ValueError, "rows[1]",
      "2 cells, one per column", "got ['c']"),
+    (lambda: markdown_table(["a"], [["b"]], title=""), ValueError, "title",
+     "non-empty string or None", "got ''"),
+    (lambda: markdown_table(["a"], [["b"]], title=["x"]), ValueError, "title",
+     "non-empty string or None", "got ['x']"),
 ]  # fmt: skip
 
 
@@ -44,3 +48,15 @@ def test_a_table_is_markdown_for_the_page_and_aligned_text_for_nbval():
         "| L | time (ms) |", "|---|---|", "| 64 | 2.5 |", "| 1024 | a\\|b |"
     ]  # fmt: skip
     assert repr(table).splitlines() == ["L     time (ms)", "64    2.5", "1024  a|b"]
+
+
+def test_a_title_stays_with_its_table_in_both_forms():
+    table = markdown_table(["layers", "bare"], [[1, "0.95"]], title="Mean `length`:")
+    assert table._repr_markdown_().splitlines() == [
+        "Mean `length`:", "", "| layers | bare |", "|---|---|", "| 1 | 0.95 |"
+    ]  # fmt: skip
+    assert repr(table).splitlines() == [
+        "Mean `length`:",
+        "layers  bare",
+        "1       0.95",
+    ]

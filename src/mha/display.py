@@ -54,35 +54,53 @@ class Table:
     Attributes:
         header: the column names.
         rows: the cells, as text, row by row.
+        title: a line shown above the table, or ``None``. (A title printed
+            before the table would not stay with it: the book shows all that
+            a cell prints first, then what it displays.)
     """
 
-    def __init__(self, header: Sequence[object], rows: Sequence[Sequence[object]]):
+    def __init__(
+        self,
+        header: Sequence[object],
+        rows: Sequence[Sequence[object]],
+        title: str | None = None,
+    ):
         self.header = [str(h) for h in header]
         self.rows = [[str(c) for c in row] for row in rows]
+        self.title = title
 
     def __repr__(self) -> str:
         widths = [
             max(len(line[i]) for line in (self.header, *self.rows))
             for i in range(len(self.header))
         ]
-        return "\n".join(
+        lines = [
             "  ".join(
                 cell.ljust(width) for cell, width in zip(line, widths, strict=True)
             ).rstrip()
             for line in (self.header, *self.rows)
-        )
+        ]
+        return "\n".join([self.title, *lines] if self.title else lines)
 
     def _repr_markdown_(self) -> str:
         def line(cells):
             return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
 
         rule = "|" + "---|" * len(self.header)
-        return "\n".join([line(self.header), rule, *map(line, self.rows)])
+        table = "\n".join([line(self.header), rule, *map(line, self.rows)])
+        return f"{self.title}\n\n{table}" if self.title else table
 
 
-def markdown_table(header: Sequence[object], rows: Sequence[Sequence[object]]) -> Table:
+def markdown_table(
+    header: Sequence[object],
+    rows: Sequence[Sequence[object]],
+    title: str | None = None,
+) -> Table:
     """A table of ``rows`` under ``header`` (each cell written with ``str``;
-    Markdown in a cell, such as backticks, is kept)."""
+    Markdown in a cell or the ``title``, such as backticks, is kept), with
+    ``title`` above it if given."""
+    if title is not None and (not isinstance(title, str) or not title.strip()):
+        raise ValueError(f"title must be a non-empty string or None, got {title!r}")
     if isinstance(header, str) or not header:
         raise ValueError(
             f"header must be a non-empty list of column names, got {header!r}"
@@ -93,4 +111,4 @@ def markdown_table(header: Sequence[object], rows: Sequence[Sequence[object]]) -
                 f"rows[{i}] must have {len(header)} cells, one per column of the "
                 f"header, got {row!r}"
             )
-    return Table(header, rows)
+    return Table(header, rows, title)

@@ -135,3 +135,40 @@ def test_explorers_work_from_the_file_system(browser, site_dir):
     finally:
         context.close()
     assert errors == []
+
+
+# Elements added to or removed from the chapter (the theme watches it for
+# them, then measures every code box and output of the page).
+WATCH_ELEMENTS_JS = """() => {
+    window.__added = [];
+    new MutationObserver(records => records.forEach(r => window.__added.push(
+        `${r.target.tagName.toLowerCase()}.${r.target.className}: `
+        + `+${r.addedNodes.length} -${r.removedNodes.length}`)))
+        .observe(document.getElementById('main-content'), {subtree: true, childList: true});
+}"""
+
+
+def test_a_change_of_setting_adds_and_removes_no_element(open_page):
+    """Weights, heads and mask changed (the same words: padding adds some):
+    the explorer changes its picture and its text in place (only new words
+    rebuild the list of words), so the theme's watcher of the chapter has
+    nothing to do."""
+    page, log, roots = open_explorers(open_page, fullest_explorer_page())
+    root = roots[0]
+    page.evaluate(WATCH_ELEMENTS_JS)
+    masks = [m for m in options(root, "mask") if m != "padding"]
+    assert len(masks) >= 2
+    changes = [
+        ("option", None),
+        ("nHeads", None),
+        ("mask", masks[1]),
+        ("mask", masks[0]),
+    ]
+    for name, value in changes:
+        before = shown(root)
+        texts = options(root, name)
+        now = texts.index(str(before["state"][name]))
+        pick(root, name, texts.index(value) if value else (now + 1) % len(texts))
+        assert shown(root)["picture"] != before["picture"], name  # a new picture
+    assert page.evaluate("window.__added") == []
+    assert log.problems() == [], "\n".join(log.problems())

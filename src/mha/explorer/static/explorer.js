@@ -685,6 +685,20 @@
     return node;
   }
 
+  // Text shown in `node`, changed in place: the page's own scripts watch the
+  // chapter for added and removed elements (and then measure every code box),
+  // so a change of text adds and removes none.
+  function setText(node, text) {
+    var only = node.childNodes.length === 1 && node.firstChild.nodeType === Node.TEXT_NODE;
+    if (only) {
+      if (node.firstChild.data !== text) {
+        node.firstChild.data = text;
+      }
+    } else {
+      node.textContent = text;
+    }
+  }
+
   function Explorer(root, data) {
     var self = this;
     this.root = root;
@@ -970,7 +984,7 @@
       var values = JSON.parse(range.getAttribute("data-values"));
       range.value = values.indexOf(s[range.name]);
       range.setAttribute("aria-valuetext", String(s[range.name]));
-      range.parentNode.querySelector("output").textContent = String(s[range.name]);
+      setText(range.parentNode.querySelector("output"), String(s[range.name]));
     });
     this.menu.value = s.sentence;
     if (this.padding) {
@@ -996,9 +1010,7 @@
   };
 
   Explorer.prototype.say = function (text, words) {
-    if (this.message.textContent !== text) {
-      this.message.textContent = text;
-    }
+    setText(this.message, text);
     if (words) {
       this.words.open = true;
     }
@@ -1010,7 +1022,7 @@
     var row = s.row !== null && s.row < tokens.length ? s.row : this.defaultRow(result);
     this.row = row;
     this.repaint();
-    this.caption.textContent = caption(this.data, s, result);
+    setText(this.caption, caption(this.data, s, result));
     var menu = this.rowMenu, listed = tokens.map(function (t, i) { return i + ": " + t; });
     if (menu.getAttribute("data-tokens") !== listed.join("\n")) {  // new words only
       menu.setAttribute("data-tokens", listed.join("\n"));
@@ -1018,11 +1030,15 @@
       listed.forEach(function (t, i) { html("option", {value: i}, menu, t); });
     }
     menu.value = String(row);
-    this.description.textContent = title(this.data, s, result.model) + ". " +
-      describe(result, row);
-    var answers = this.answers;
-    answers.textContent = "";
-    answersText(result).forEach(function (text) { html("p", {}, answers, text); });
+    setText(this.description, title(this.data, s, result.model) + ". " + describe(result, row));
+    var answers = this.answers, texts = answersText(result);
+    var paragraphs = answers.querySelectorAll("p");
+    if (paragraphs.length === texts.length) {  // the same readouts: their text only
+      texts.forEach(function (text, i) { setText(paragraphs[i], text); });
+    } else {
+      answers.textContent = "";
+      texts.forEach(function (text) { html("p", {}, answers, text); });
+    }
   };
 
   // The maps of the state, at the width the page gives them: laid out, then

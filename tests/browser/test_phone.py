@@ -82,6 +82,23 @@ def test_code_that_scrolls_shows_that_it_does(open_page):
     assert all(box[:3] == [True, True, True] for box in boxes), boxes
 
 
+# The code listings cells show (mha.show_source): how each one's lines are
+# laid out (CSS white-space), and its first line.
+LISTINGS = """() => [...document.querySelectorAll(
+        '.bd-article div.cell_output > div[class*="highlight-python"] pre')]
+    .map(pre => [getComputedStyle(pre).whiteSpace, pre.textContent.split('\\n')[0]])"""
+
+
+def test_code_a_cell_shows_keeps_its_lines_on_a_phone(open_page):
+    """A listing of the package's code in a cell's output is code: on a phone
+    it scrolls as code does (a printed output's lines wrap instead)."""
+    page, _ = open_page("book/12_two_layers.html", width=PHONE)
+    listings = page.evaluate(LISTINGS)
+    assert listings, "no listing on this page: pick another"
+    wrapped = [first for space, first in listings if space != "pre"]
+    assert wrapped == [], f"listings whose lines wrap: {wrapped}"
+
+
 # The header's buttons and the previous/next links: their size, and how many
 # lines the link's title takes.
 TARGETS = """() => {

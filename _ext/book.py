@@ -5,7 +5,8 @@ docstring says what it does and why):
 - ``book_descriptions``: a description for every page;
 - ``book_images``: images with their size, loaded lazily;
 - ``book_phone``: on a phone, figures in their phone layout and wide tables as cards;
-- ``book_exercises``: exercises that carry their number for JupyterLab;
+- ``book_exercises``: exercises that carry their number for JupyterLab, and
+  solutions whose link to their exercise does not start with a space;
 - ``book_code``: long inline code breaks after its dots;
 - ``book_math``: formulas written out as MathML when the book is built;
 - ``book_fonts``: the web fonts cut down to the book's characters;

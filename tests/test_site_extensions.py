@@ -19,6 +19,7 @@ citation_roles = load_extension("citation_roles")
 book_descriptions = load_extension("book_descriptions")
 book_images = load_extension("book_images")
 book_layout = load_extension("book_layout")
+book_exercises = load_extension("book_exercises")
 
 
 def test_the_book_extension_loads_every_module_of_the_folder():
@@ -27,6 +28,20 @@ def test_the_book_extension_loads_every_module_of_the_folder():
 
 
 # -- images, code, descriptions, scripts -----------------------------------------------
+
+
+def test_a_solution_s_link_to_its_exercise_does_not_start_with_a_space():
+    """sphinx-exercise writes "Solution to" + link(" Exercise 4.1")."""
+    title = nodes.title()
+    title += nodes.Text("Solution to")
+    title += nodes.reference("", " Exercise 4.1", refid="scores-shift")
+    book_exercises.move_leading_space(title)
+    assert [child.astext() for child in title.children] == [
+        "Solution to", " ", "Exercise 4.1"
+    ]  # fmt: skip
+    assert isinstance(title.children[2], nodes.reference)
+    book_exercises.move_leading_space(title)  # nothing left to move
+    assert title.astext() == "Solution to Exercise 4.1" and len(title.children) == 3
 
 
 def test_an_image_is_shown_at_its_given_size_or_its_file_s(tmp_path):

@@ -129,3 +129,31 @@ def test_touch_targets_are_big_enough_and_titles_short(open_page, width):
     assert small == [], f"smaller than {TOUCH} px (name, width, height): {small}"
     long = [t for t in targets if t[3] > 2]
     assert long == [], f"titles on more than two lines: {long}"
+
+
+# Headings holding code followed by punctuation: the punctuation's line and
+# the line of the code's end (their tops), and the heading's text.
+CODE_IN_HEADINGS = """() => [...document.querySelectorAll(
+        '.bd-article :is(h1, h2, h3) code.literal')]
+    .filter(code => code.nextSibling && code.nextSibling.nodeType === Node.TEXT_NODE
+                    && /^[:,.;)]/.test(code.nextSibling.data))
+    .map(code => {
+        const range = document.createRange();
+        range.setStart(code.nextSibling, 0);
+        range.setEnd(code.nextSibling, 1);
+        const rects = code.getClientRects();
+        return [Math.round(rects[rects.length - 1].top),
+                Math.round(range.getBoundingClientRect().top),
+                code.parentElement.textContent.trim().slice(0, 60)];
+    })"""
+
+
+@pytest.mark.parametrize("width", [NARROWEST, PHONE])
+def test_punctuation_after_code_in_a_heading_stays_on_its_line(open_page, width):
+    """Chapter 9's headings name PyTorch's functions: on a phone the name
+    breaks after a dot where it must, and the colon after it stays with it."""
+    page, _ = open_page("book/09_pytorch.html", width=width)
+    found = page.evaluate(CODE_IN_HEADINGS)
+    assert found, "no heading with code and punctuation after it: pick another page"
+    apart = [text for code_top, mark_top, text in found if abs(code_top - mark_top) > 4]
+    assert apart == [], f"punctuation on a line of its own: {apart}"

@@ -116,7 +116,8 @@ def test_page_renders_offline(open_page, page_path):
     alternative, and the page fits the window, on a 360 px phone and on a
     laptop (wide tables, printouts and code scroll inside their own box, and
     every display formula fits a phone's column); at 390 px no table, and on
-    the pages of Part 1 no printed output, is wider than its column (the
+    the pages of Part 1 no printed output (at 1280 px neither), is wider
+    than its column (the
     numbers the prose quotes are all in view: a printed line wraps at its
     spaces on a phone, book.css; a wide table becomes cards); the site's
     cut-down fonts have every character the page shows, and draw its
@@ -154,6 +155,8 @@ def test_page_renders_offline(open_page, page_path):
     )
     resize(page, DESKTOP)
     assert overflow(page) == [], "\n".join(overflow(page))
+    printed = too_wide(page, page_path)["printed"]
+    assert printed == [], f"printed outputs wider than a desk's column: {printed}"
     whole_fonts = [url for url in log.requested if url.endswith(WHOLE_FONTS)]
     assert whole_fonts == [], (
         f"the page needed a character its font's copy lacks (_ext/book_fonts.py) "

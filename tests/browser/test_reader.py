@@ -119,3 +119,38 @@ def test_colour_theme_is_chosen_before_any_script_runs(browser, site_url, scheme
         assert page.evaluate("document.documentElement.dataset.theme") == scheme
     finally:
         context.close()
+
+
+# The entries of the list of references: where each one's first line and its
+# other lines start (relative to the page's first paragraph of prose), and
+# the room between it and the next.
+REFERENCES = """() => {
+    const prose = document.querySelector('.bd-article section > p');
+    const edge = prose.getBoundingClientRect().left;
+    const entries = [...document.querySelectorAll('div.citation')];
+    return entries.map((entry, i) => {
+        const range = document.createRange();
+        range.selectNodeContents(entry.querySelector('p'));
+        const lines = [...range.getClientRects()];
+        const later = lines.filter(r => r.top > lines[0].bottom - 1);
+        const next = entries[i + 1];
+        return {first: Math.round(lines[0].left - edge),
+                rest: later.length ? Math.round(Math.min(...later.map(r => r.left)) - edge)
+                                   : null,
+                gap: next ? Math.round(next.getBoundingClientRect().top
+                                       - entry.getBoundingClientRect().bottom) : null};
+    });
+}"""
+
+
+def test_references_read_as_a_list_on_a_phone(open_page):
+    """On a phone every entry of the list of references starts where the
+    prose does, its other lines indented under it, with room before the
+    next one (the entries' labels are hidden: no empty column for them)."""
+    page, _ = open_page("book/references.html", width=390)
+    entries = page.evaluate(REFERENCES)
+    assert len(entries) >= 10
+    assert all(abs(e["first"]) <= 2 for e in entries), entries[:3]
+    assert all(e["rest"] is None or e["rest"] >= e["first"] + 8 for e in entries)
+    gaps = [e["gap"] for e in entries if e["gap"] is not None]
+    assert min(gaps) >= 8, gaps

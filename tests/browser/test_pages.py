@@ -107,6 +107,13 @@ WIDE_FORMULAS = """() => [...document.querySelectorAll('.bd-article div.math')]
          + (box.querySelector('annotation') || box).textContent.trim().slice(0, 60))"""
 
 
+def printed_too_wide(found: dict, width: int) -> str:
+    return (
+        f"printed outputs wider than the column at {width} px (width, room, line):\n"
+        + ("\n".join(map(str, found["printed"])))
+    )
+
+
 def test_page_renders_offline(open_page, page_path):
     """Everything a reader of this page gets: on a phone on a slow network
     (scripts, fonts and images arriving after the first paint) the text does
@@ -117,11 +124,10 @@ def test_page_renders_offline(open_page, page_path):
     laptop (wide tables, printouts and code scroll inside their own box, and
     every display formula fits a phone's column); at 390 px no table, and on
     the pages of Part 1 no printed output (at 1280 px neither), is wider
-    than its column (the
-    numbers the prose quotes are all in view: a printed line wraps at its
-    spaces on a phone, book.css; a wide table becomes cards); the site's
-    cut-down fonts have every character the page shows, and draw its
-    formulas exactly as the whole math font does."""
+    than its column, so the numbers the prose quotes are all in view (a
+    printed line wraps at its spaces, book.css; on a phone a wide table
+    becomes cards); the site's cut-down fonts have every character the page
+    shows, and draw its formulas exactly as the whole math font does."""
     page, log = open_page(page_path, width=PHONE, height=800, slow=True)
     shifts = page.evaluate("window.layoutShifts")
     assert sum(shifts) < GOOD_LAYOUT_SHIFT, f"the page moved while loading: {shifts}"
@@ -146,17 +152,14 @@ def test_page_renders_offline(open_page, page_path):
     resize(page, COMMON_PHONE)
     settle(page)
     found = too_wide(page, page_path)
-    assert found["printed"] == [], (
-        "printed outputs wider than the column (width, room, line):\n"
-        + "\n".join(map(str, found["printed"]))
-    )
+    assert found["printed"] == [], printed_too_wide(found, COMMON_PHONE)
     assert found["tables"] == [], "tables wider than their box:\n" + "\n".join(
         map(str, found["tables"])
     )
     resize(page, DESKTOP)
     assert overflow(page) == [], "\n".join(overflow(page))
-    printed = too_wide(page, page_path)["printed"]
-    assert printed == [], f"printed outputs wider than a desk's column: {printed}"
+    found = too_wide(page, page_path)
+    assert found["printed"] == [], printed_too_wide(found, DESKTOP)
     whole_fonts = [url for url in log.requested if url.endswith(WHOLE_FONTS)]
     assert whole_fonts == [], (
         f"the page needed a character its font's copy lacks (_ext/book_fonts.py) "

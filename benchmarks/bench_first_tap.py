@@ -93,7 +93,6 @@ ARM_JS = f"""([root, name, want]) => {{
     requestAnimationFrame(check);
     performance.mark('{START}');
 }}"""
-TYPED = ("what will come next", "a basic example")  # the running example's words
 KINDS = ("option", "sentence", "mask", "nPad", "nHeads")  # the controls, in order
 
 
@@ -138,7 +137,11 @@ class Tab:
         thread's CPU time meanwhile; ``load``: the machine's load average)."""
         if name == "typed":
             box = self.root.locator('[name="text"]')
-            box.fill(TYPED[box.input_value() == TYPED[0]])
+            # one of the explorer's own sentences (words its model knows), not
+            # the one shown
+            listed = options(self.root, "sentence")
+            shown = shown_state(self.root)["sentence"]
+            box.fill(next(t for t in listed[::-1] if t != shown))
             goal, want = "sentence", box.input_value()
         else:
             texts = options(self.root, name)

@@ -172,3 +172,70 @@ def test_a_change_of_setting_adds_and_removes_no_element(open_page):
         assert shown(root)["picture"] != before["picture"], name  # a new picture
     assert page.evaluate("window.__added") == []
     assert log.problems() == [], "\n".join(log.problems())
+
+
+RECORD_SELECTION_JS = """() => {
+    window.__selections = [];  // the page's selection (a text box has its own)
+    document.addEventListener('selectionchange', e => {
+        if (e.target === document) {
+            window.__selections.push(String(document.getSelection().type));
+        }
+    });
+}"""
+
+
+HINT_FITS_JS = """box => {
+    const style = getComputedStyle(box);
+    const pen = document.createElement('canvas').getContext('2d');
+    pen.font = style.font;
+    const room = box.clientWidth - parseFloat(style.paddingLeft)
+        - parseFloat(style.paddingRight);
+    return [box.placeholder, pen.measureText(box.placeholder).width, room];
+}"""
+
+
+def test_on_a_phone_a_tap_selects_no_text_and_the_box_s_hint_fits(open_page):
+    """On a phone, tapping a button of the explorer (an option, the list of
+    words, a word) changes the setting and selects nothing: a tap that set a
+    caret in the button's text would make the browser sync the selection
+    through the whole page, a cost the reader waits for on every tap. The
+    text box's hint is read whole, not cut at the box's edge."""
+    page, log, roots = open_explorers(
+        open_page, fullest_explorer_page(), width=390, height=800,
+        is_mobile=True, has_touch=True,
+    )  # fmt: skip
+    root = roots[0]
+    hint, width, room = control(root, "text").evaluate(HINT_FITS_JS)
+    assert hint and width <= room, (
+        f"the hint {hint!r} needs {width:.0f} px of {room:.0f}"
+    )
+    page.evaluate(RECORD_SELECTION_JS)
+
+    def tap(locator):
+        locator.scroll_into_view_if_needed()
+        box = locator.bounding_box()
+        page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+    tapped = []
+    for name in controls(root):
+        if name == "text" or kind(root, name) != "buttons":
+            continue
+        texts = options(root, name)
+        now = texts.index(str(shown(root)["state"][name]))
+        value = texts[(now + 1) % len(texts)]
+        tap(root.locator(f'label:has(> input[name="{name}"][value="{value}"])'))
+        page.wait_for_function(
+            "([r, n, v]) => String(r.mhaExplorer.state[n]) === v",
+            arg=[root.element_handle(), name, value],
+        )
+        tapped.append(name)
+    tap(root.locator(".mha-words > summary"))
+    word = root.locator("button.mha-word:not([data-remove])").first
+    word.wait_for()
+    before = control(root, "text").input_value()
+    tap(word)
+    assert control(root, "text").input_value() != before  # the word was added
+    assert "mask" in tapped, tapped  # a row of buttons was tapped
+    page.wait_for_timeout(100)  # a selection change is reported in a task of its own
+    assert page.evaluate("window.__selections") == []
+    assert log.problems() == [], "\n".join(log.problems())

@@ -806,7 +806,7 @@
     this.listSentences(null);
     var typing = html("span", {"class": "mha-typing"});
     this.box = html("input", {type: "text", autocomplete: "off", spellcheck: "false",
-                              placeholder: "your own sentence"}, typing);
+                              placeholder: "your sentence"}, typing);
     html("button", {type: "submit", "class": "mha-show"}, typing, "Show");
     var typed = row("Or type:", "text", typing);
     this.box.id = id + "-text";

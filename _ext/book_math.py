@@ -9,11 +9,18 @@ formula appears with the text around it, the page no longer loads MathJax
 finished. The TeX source stays in the page as the MathML annotation, so
 copying a formula still gives TeX. The conversion is latex2mathml's; a
 formula it cannot convert fails the build (the build runs with -W).
+
+A browser may break a line after an inline formula (as after an image), so
+the comma or the bracket that follows one could start the next line. Each
+inline formula is kept on one line with the punctuation that touches it
+(``(`` before, ``),.;:`` after) in a ``math-with-punctuation`` span that
+book.css keeps unbroken.
 """
 
 from __future__ import annotations
 
 import html
+import re
 
 from docutils import nodes
 from sphinx.locale import _
@@ -25,6 +32,7 @@ logger = logging.getLogger(__name__)
 
 def setup(app):
     app.add_html_math_renderer("mathml", (visit_math, None), (visit_displaymath, None))
+    app.connect("doctree-resolved", keep_punctuation_with_math)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
 
 
@@ -47,6 +55,44 @@ def mathml(tex: str, display: bool, node) -> str:
     head, _, rest = markup.partition(">")
     body, _, tail = rest.rpartition("</math>")
     return f"{head}><semantics><mrow>{body}</mrow>{annotation}</semantics></math>{tail}"
+
+
+BEFORE = re.compile(r"[(\[{“‘]+$")  # opening brackets and quotes touching it
+AFTER = re.compile(
+    r"^[^\s\w$(\[{]+"
+)  # closing punctuation up to the next space or word
+
+
+def keep_punctuation_with_math(app, doctree, docname) -> None:
+    """``doctree-resolved``: each inline formula in one unbroken span with the
+    punctuation that touches it."""
+    for math in list(doctree.findall(nodes.math)):
+        parent = math.parent
+        index = parent.index(math)
+        before = parent[index - 1] if index > 0 else None
+        after = parent[index + 1] if index + 1 < len(parent) else None
+        opening = _touching(before, BEFORE)
+        closing = _touching(after, AFTER)
+        if not (opening or closing):
+            continue
+        span = nodes.inline(classes=["math-with-punctuation"])
+        if opening:  # (text nodes are strings: replace them by place, not by value)
+            parent[index - 1] = nodes.Text(str(before)[: -len(opening)])
+            span += nodes.Text(opening)
+        parent[index] = span
+        span += math
+        if closing:
+            parent[index + 1] = nodes.Text(str(after)[len(closing) :])
+            span += nodes.Text(closing)
+
+
+def _touching(node, pattern: re.Pattern) -> str:
+    """The text of ``node`` that ``pattern`` finds touching the formula, if
+    ``node`` is text."""
+    if not isinstance(node, nodes.Text):
+        return ""
+    found = pattern.search(str(node))
+    return found.group() if found else ""
 
 
 def visit_math(self, node: nodes.math) -> None:

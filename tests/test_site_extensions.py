@@ -20,6 +20,7 @@ book_descriptions = load_extension("book_descriptions")
 book_images = load_extension("book_images")
 book_layout = load_extension("book_layout")
 book_exercises = load_extension("book_exercises")
+book_math = load_extension("book_math")
 
 
 def test_the_book_extension_loads_every_module_of_the_folder():
@@ -139,3 +140,16 @@ def test_bibliography_entries_are_list_items():
     assert body.count('<div role="list"') == 1
     assert body.count('role="listitem"') == 2 and "doc-biblioentry" not in body
     assert body.count('class="citation"') == 2
+
+
+def test_an_inline_formula_keeps_the_punctuation_that_touches_it():
+    doctree = publish_doctree(
+        "See (:math:`a`), then :math:`b`'s row; :math:`c` and :math:`d` alone."
+    )
+    book_math.keep_punctuation_with_math(None, doctree, "page")
+    spans = list(doctree.findall(nodes.inline))
+    assert [span.astext() for span in spans] == ["(a),", "b'"]
+    assert all(span["classes"] == ["math-with-punctuation"] for span in spans)
+    paragraph = doctree[0]
+    assert paragraph.astext() == "See (a), then b's row; c and d alone."
+    assert [type(child).__name__ for child in paragraph.children].count("math") == 2

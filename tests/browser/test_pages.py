@@ -107,6 +107,13 @@ WIDE_FORMULAS = """() => [...document.querySelectorAll('.bd-article div.math')]
          + (box.querySelector('annotation') || box).textContent.trim().slice(0, 60))"""
 
 
+# Inline formulas split from the punctuation touching them (_ext/book_math.py
+# keeps each in one span with it, which book.css keeps on one line).
+MATH_APART = """() => [...document.querySelectorAll('.bd-article .math-with-punctuation')]
+    .filter(span => new Set([...span.getClientRects()].map(r => Math.round(r.top))).size > 1)
+    .map(span => (span.querySelector('annotation') || span).textContent.slice(0, 60))"""
+
+
 def printed_too_wide(found: dict, width: int) -> str:
     return (
         f"printed outputs wider than the column at {width} px (width, room, line):\n"
@@ -122,7 +129,8 @@ def test_page_renders_offline(open_page, page_path):
     error, every explorer, formula and image renders, every image has a text
     alternative, and the page fits the window, on a 360 px phone and on a
     laptop (wide tables, printouts and code scroll inside their own box, and
-    every display formula fits a phone's column); at 390 px no table, and on
+    every display formula fits a phone's column, and no line starts with the
+    comma or bracket of an inline formula); at 390 px no table, and on
     the pages of Part 1 no printed output (at 1280 px neither), is wider
     than its column, so the numbers the prose quotes are all in view (a
     printed line wraps at its spaces, book.css; on a phone a wide table
@@ -149,8 +157,14 @@ def test_page_renders_offline(open_page, page_path):
     assert page.title(), "page has no title"
     assert overflow(page) == [], "\n".join(overflow(page))
     assert page.evaluate(WIDE_FORMULAS) == []
+    apart = page.evaluate(MATH_APART)
+    assert apart == [], f"{PHONE} px: formulas apart from their punctuation: {apart}"
     resize(page, COMMON_PHONE)
     settle(page)
+    apart = page.evaluate(MATH_APART)
+    assert apart == [], (
+        f"{COMMON_PHONE} px: formulas apart from their punctuation: {apart}"
+    )
     found = too_wide(page, page_path)
     assert found["printed"] == [], printed_too_wide(found, COMMON_PHONE)
     assert found["tables"] == [], "tables wider than their box:\n" + "\n".join(

@@ -18,7 +18,7 @@ def softmax_saturation_figure(
     d_keys: Sequence[int],
     score_std: torch.Tensor,
     max_prob: torch.Tensor,
-    labels: Sequence[str] = ("unscaled", "÷ √d_key", "÷ d_key"),
+    labels: Sequence[str] = ("unscaled", "/ √d_key", "/ d_key"),
     n_keys: int = 10,
     *,
     width: float | None = None,

@@ -10,12 +10,14 @@ from mha.plotting.screens import (
     PHONE_WIDTH,
     SMALLEST_PX,
     SMALLEST_TEXT,
-    shown_px,
+    css_px,
     texts as drawn_texts,
 )
 
 
-def _whole_and_readable(fig, widest: float) -> None:
+def _whole_and_readable(fig, widest: float) -> list:
+    """Check ``fig`` fits ``widest`` inches with whole, large enough text;
+    the texts it draws (it is laid out once for all the checks)."""
     width, _ = fig.get_size_inches()
     assert width <= widest + 1e-9, f"{width:.2f} inches wide"
     drawn = drawn_texts(fig)  # (lays the figure out: every text in its place)
@@ -39,6 +41,7 @@ def _whole_and_readable(fig, widest: float) -> None:
         )
     ]
     assert not cut, f"text cut off at the figure's edge: {cut[:5]}"
+    return drawn
 
 
 def fits_the_column(fig, phone: bool = True) -> None:
@@ -47,13 +50,14 @@ def fits_the_column(fig, phone: bool = True) -> None:
     ``phone`` is false) reads on a phone: its own text, or its phone layout's
     (``fig.phone``, at most ``PHONE_WIDTH`` wide), is at least ``SMALLEST_PX``
     CSS pixels tall in a phone's column (all set in :mod:`mha.plotting.screens`)."""
-    _whole_and_readable(fig, COLUMN_WIDTH)
+    drawn = _whole_and_readable(fig, COLUMN_WIDTH)
     if not phone:
         return
     phone = getattr(fig, "phone", None)
     if phone is not None:
-        _whole_and_readable(phone, PHONE_WIDTH)
-    shown = shown_px(fig if phone is None else phone)
+        drawn = _whole_and_readable(phone, PHONE_WIDTH)
+    smallest = min((t.get_fontsize() for t in drawn), default=0.0)
+    shown = css_px(smallest, fig if phone is None else phone)
     assert shown >= SMALLEST_PX, f"text {shown:.1f} px tall on a phone"
 
 

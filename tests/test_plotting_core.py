@@ -21,6 +21,7 @@ from mha.plotting.core import (
     CMAP,
     HEAD_COLOURS,
     PHONE_MIME,
+    BookFigure,
     head_colour,
 )
 from mha.plotting.screens import (
@@ -28,6 +29,7 @@ from mha.plotting.screens import (
     PHONE_SCREEN,
     PHONE_WIDTH,
     SMALLEST_PX,
+    css_px,
 )
 
 QUERIES = ["the", "cat", "sat"]
@@ -253,3 +255,13 @@ def test_a_mask_that_blocks_weighted_keys_is_refused(gen):
         ValueError, match="mask must block only keys that get no weight"
     ):
         mha.display_attention(TOKENS, TOKENS, probs, 4, 2, 2, mask=~mha.causal_mask(6))
+
+
+def test_text_shrinks_with_a_figure_shown_in_a_narrower_column():
+    """9 points at 100 dpi are 12.5 px; a 720 px figure in a 360 px column
+    is shown at half its size, a 360 px figure at its own."""
+    wide, narrow = BookFigure(figsize=(7.2, 2)), BookFigure(figsize=(3.6, 2))
+    assert (wide.dpi, narrow.dpi) == (100, 100)
+    assert css_px(9, wide, column=360) == pytest.approx(6.25)
+    assert css_px(9, narrow, column=360) == pytest.approx(12.5)
+    assert css_px(9, wide, column=1000) == pytest.approx(12.5)  # never enlarged

@@ -79,12 +79,18 @@ def smallest_text(fig: Figure) -> float:
     return min((t.get_fontsize() for t in texts(fig)), default=0.0)
 
 
+def css_px(points: float, fig: Figure, column: float = PHONE_COLUMN) -> float:
+    """How tall, in CSS pixels, text of ``points`` points in ``fig`` is when
+    the figure is shown in a column ``column`` CSS pixels wide (at its own
+    size, or shrunk to the column)."""
+    width = fig.get_size_inches()[0] * fig.dpi
+    return points * fig.dpi / 72 * min(1.0, column / width)
+
+
 def shown_px(fig: Figure, column: float = PHONE_COLUMN) -> float:
     """How tall, in CSS pixels, the smallest text of ``fig`` is when the figure
-    is shown in a column ``column`` CSS pixels wide (at its own size, or
-    shrunk to the column)."""
-    width = fig.get_size_inches()[0] * fig.dpi
-    return smallest_text(fig) * fig.dpi / 72 * min(1.0, column / width)
+    is shown in a column ``column`` CSS pixels wide."""
+    return css_px(smallest_text(fig), fig, column)
 
 
 def legible(fig: Figure, column: float = PHONE_COLUMN) -> bool:

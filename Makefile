@@ -89,6 +89,7 @@ execute: $(STAMP)
 	  --ExecutePreprocessor.store_widget_state=False \
 	  --ClearMetadataPreprocessor.enabled=True --ClearMetadataPreprocessor.clear_cell_metadata=False \
 	  --ClearMetadataPreprocessor.preserve_nb_metadata_mask=$(KEEP_METADATA) $(NOTEBOOKS)
+	$(BOOKTOOLS) coalesce $(NOTEBOOKS)
 
 # Every page at phone and desktop width, light and dark, into
 # _build/screenshots/all/ for a person to look at (not part of `make test`).

@@ -10,7 +10,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from booktools import setup_cell
+from booktools import setup_cell, streams
 from booktools.book import ROOT, TOC, notebooks as chapters, parts
 
 SETUP_CELL = setup_cell.render()
@@ -47,6 +47,35 @@ def test_first_cell_is_the_setup_cell_and_solutions_are_folded(notebook):
 def test_every_code_cell_was_executed_in_order(notebook):
     counts = [cell["execution_count"] for cell in code_cells(notebook)]
     assert counts == list(range(1, len(counts) + 1)), "re-run the chapter top to bottom"
+
+
+def test_printed_output_is_stored_in_one_piece_per_stream(notebook):
+    """What a cell prints is one stream output, as ``make execute`` stores it
+    (booktools.streams): the site joins pieces with a line break of its own,
+    a blank line where a piece began with the previous one's line break."""
+    cells = nbformat.reads(json.dumps(notebook), as_version=4)
+    assert not streams.coalesce(cells), "run `python -m booktools coalesce` on it"
+
+
+def test_consecutive_pieces_of_a_stream_are_joined_exactly():
+    cell = nbformat.v4.new_code_cell("print(1); print(2)")
+    cell.outputs = [
+        nbformat.v4.new_output("stream", name="stdout", text="a is 1"),
+        nbformat.v4.new_output("stream", name="stdout", text="\nb is 2\n"),
+        nbformat.v4.new_output("stream", name="stderr", text="warned\n"),
+        nbformat.v4.new_output("display_data", data={"text/plain": "fig"}),
+        nbformat.v4.new_output("stream", name="stdout", text="after\n"),
+    ]
+    notebook = nbformat.v4.new_notebook(cells=[cell])
+    assert streams.coalesce(notebook)
+    kinds = [(o.output_type, o.get("name"), o.get("text")) for o in cell.outputs]
+    assert kinds == [
+        ("stream", "stdout", "a is 1\nb is 2\n"),
+        ("stream", "stderr", "warned\n"),
+        ("display_data", None, None),
+        ("stream", "stdout", "after\n"),
+    ]
+    assert not streams.coalesce(notebook)  # nothing left to join
 
 
 def test_no_errors_or_nondeterministic_output_is_stored(notebook):

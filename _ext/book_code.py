@@ -6,7 +6,9 @@ column; the browser may break it only where the text allows. This puts a
 break point (HTML ``<wbr>``, which copied text leaves out) after each dot,
 underscore, comma, slash and opening bracket of every word of 16 or more
 characters in inline code and in the API's signatures, rather than letting
-it break anywhere.
+it break anywhere. The page's table of contents (its contents panel, whose
+theme would otherwise break a long name anywhere,
+"F.multi_head_attention_fo|rward") gets them as soon as Sphinx has made it.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ def setup(app):
         html=(visit_break_point, None),
         **{builder: (skip, None) for builder in ("latex", "text", "man", "texinfo")},
     )
+    # After Sphinx's collector of the table of contents (the default priority, 500).
+    app.connect("doctree-read", add_break_points_in_contents, priority=600)
     app.connect("doctree-resolved", add_break_points)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
 
@@ -46,8 +50,17 @@ def skip(self, node) -> None:
 CODE = (nodes.literal, addnodes.desc_signature)
 
 
+def add_break_points_in_contents(app, doctree) -> None:
+    """``doctree-read``: break points in the long words of the code in the
+    page's table of contents (its titles and the API's objects)."""
+    contents = app.env.tocs.get(app.env.docname)
+    if contents is not None:
+        add_break_points(app, contents, app.env.docname)
+
+
 def add_break_points(app, doctree, docname) -> None:
-    """``doctree-resolved``: break points in the long words of inline code."""
+    """``doctree-resolved``: break points in the long words of inline code
+    (none added twice: a word already cut is short)."""
     for code in list(doctree.findall(lambda node: isinstance(node, CODE))):
         for text in list(code.findall(nodes.Text)):
             pieces = split(str(text))

@@ -153,3 +153,14 @@ def test_an_inline_formula_keeps_the_punctuation_that_touches_it():
     paragraph = doctree[0]
     assert paragraph.astext() == "See (a), then b's row; c and d alone."
     assert [type(child).__name__ for child in paragraph.children].count("math") == 2
+
+
+def test_the_contents_panel_s_code_breaks_after_its_dots_too():
+    contents = publish_doctree("``F.scaled_dot_product_attention``")
+    app = SimpleNamespace(env=SimpleNamespace(tocs={"page": contents}, docname="page"))
+    book_code.add_break_points_in_contents(app, None)
+    (code,) = contents.findall(nodes.literal)
+    assert sum(isinstance(c, book_code.break_point) for c in code.children) == 4
+    assert code.astext() == "F.scaled_dot_product_attention"
+    app.env.docname = "a page without contents"
+    book_code.add_break_points_in_contents(app, None)  # nothing to do, no error

@@ -114,6 +114,14 @@ MATH_APART = """() => [...document.querySelectorAll('.bd-article .math-with-punc
     .map(span => (span.querySelector('annotation') || span).textContent.slice(0, 60))"""
 
 
+# Code in a heading or in the contents panel broken inside a piece (the text
+# between two of _ext/book_code.py's break points) rather than at one.
+CODE_BROKEN_IN_A_WORD = """() => [...document.querySelectorAll(
+        ':is(.bd-article :is(h1, h2, h3, h4), .bd-sidebar-secondary) code span.pre')]
+    .filter(piece => new Set([...piece.getClientRects()].map(r => Math.round(r.top))).size > 1)
+    .map(piece => piece.closest('code').textContent)"""
+
+
 def printed_too_wide(found: dict, width: int) -> str:
     return (
         f"printed outputs wider than the column at {width} px (width, room, line):\n"
@@ -130,7 +138,8 @@ def test_page_renders_offline(open_page, page_path):
     alternative, and the page fits the window, on a 360 px phone and on a
     laptop (wide tables, printouts and code scroll inside their own box, and
     every display formula fits a phone's column, and no line starts with the
-    comma or bracket of an inline formula); at 390 px no table, and on
+    comma or bracket of an inline formula, and at 1280 px no heading's code,
+    nor the contents panel's, breaks inside a word); at 390 px no table, and on
     the pages of Part 1 no printed output (at 1280 px neither), is wider
     than its column, so the numbers the prose quotes are all in view (a
     printed line wraps at its spaces, book.css; on a phone a wide table
@@ -172,6 +181,8 @@ def test_page_renders_offline(open_page, page_path):
     )
     resize(page, DESKTOP)
     assert overflow(page) == [], "\n".join(overflow(page))
+    broken = page.evaluate(CODE_BROKEN_IN_A_WORD)
+    assert broken == [], f"{DESKTOP} px: code broken inside a word: {broken}"
     found = too_wide(page, page_path)
     assert found["printed"] == [], printed_too_wide(found, DESKTOP)
     whole_fonts = [url for url in log.requested if url.endswith(WHOLE_FONTS)]

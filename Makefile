@@ -83,13 +83,19 @@ setup-cell: $(STAMP)
 # ipywidgets, so no widget state is kept (not even one an older run stored):
 # of the notebook's metadata only the kernel and the language stay.
 KEEP_METADATA := '[("kernelspec",), ("language_info",)]'
+# What a cell prints, stored in one piece per stream: the kernel sends it in
+# chunks that may end anywhere, even just before a line break, and myst-nb
+# ends each chunk with a line break of its own (a blank line on the site that
+# the code never printed). nbconvert's own preprocessor joins them exactly,
+# as nbval does; listed here, it runs after the execution.
+JOIN_STREAMS := '["nbconvert.preprocessors.CoalesceStreamsPreprocessor"]'
 execute: $(STAMP)
 	$(STATIC) $(BIN)/jupyter nbconvert --to notebook --execute --inplace \
 	  --ExecutePreprocessor.record_timing=False --ExecutePreprocessor.timeout=600 \
 	  --ExecutePreprocessor.store_widget_state=False \
 	  --ClearMetadataPreprocessor.enabled=True --ClearMetadataPreprocessor.clear_cell_metadata=False \
-	  --ClearMetadataPreprocessor.preserve_nb_metadata_mask=$(KEEP_METADATA) $(NOTEBOOKS)
-	$(BOOKTOOLS) coalesce $(NOTEBOOKS)
+	  --ClearMetadataPreprocessor.preserve_nb_metadata_mask=$(KEEP_METADATA) \
+	  --NotebookExporter.preprocessors=$(JOIN_STREAMS) $(NOTEBOOKS)
 
 # Every page at phone and desktop width, light and dark, into
 # _build/screenshots/all/ for a person to look at (not part of `make test`).

@@ -26,10 +26,8 @@ Modules and their public names (each module's docstring says more):
   ``environment``, ``run``, ``Timing``, ``children_cpu``, ``test``: the
   stages of ``make test``, defined once.
 - ``booktools.setup_cell``: the chapters' set-up cell (``make setup-cell``).
-- ``booktools.streams``: ``coalesce``: a cell's printed output stored in one
-  piece per stream (``make execute``).
 - ``booktools.wordcount``: the words of prose of each built page.
 
 ``python -m booktools`` is the command line (``notebooks``, ``run STAGE``,
-``test``, ``coalesce PATH...``).
+``test``).
 """

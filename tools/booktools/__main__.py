@@ -4,8 +4,6 @@ python -m booktools notebooks       the chapters of _toc.yml, in order
 python -m booktools run STAGE...    stages of `make test` (--other-machine:
                                     on PyTorch's baseline kernels)
 python -m booktools test            `make test`: every stage, timed
-python -m booktools coalesce PATH...  each cell's printed chunks joined
-                                    (after `make execute`; see streams.py)
 """
 
 from __future__ import annotations
@@ -13,7 +11,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from booktools import book, stages, streams
+from booktools import book, stages
 
 
 def main(argv: list[str]) -> None:
@@ -30,8 +28,6 @@ def main(argv: list[str]) -> None:
                 raise SystemExit(str(error)) from None
     elif argv == ["test"]:
         stages.test()
-    elif argv[:1] == ["coalesce"] and len(argv) > 1:
-        streams.main(argv[1:])
     else:
         raise SystemExit(__doc__)
 

@@ -57,10 +57,10 @@ def mathml(tex: str, display: bool, node) -> str:
     return f"{head}><semantics><mrow>{body}</mrow>{annotation}</semantics></math>{tail}"
 
 
-BEFORE = re.compile(r"[(\[{“‘]+$")  # opening brackets and quotes touching it
-AFTER = re.compile(
-    r"^[^\s\w$(\[{]+"
-)  # closing punctuation up to the next space or word
+# Opening brackets and quotes just before a formula; closing punctuation just
+# after it, up to the next space or word.
+BEFORE = re.compile(r"[(\[{“‘]+$")
+AFTER = re.compile(r"^[^\s\w$(\[{]+")
 
 
 def keep_punctuation_with_math(app, doctree, docname) -> None:

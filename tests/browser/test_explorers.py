@@ -195,11 +195,12 @@ HINT_FITS_JS = """box => {
 
 
 def test_on_a_phone_a_tap_selects_no_text_and_the_box_s_hint_fits(open_page):
-    """On a phone (360 px, a narrow one), tapping a button of the explorer (an option, the list of
-    words, a word) changes the setting and selects nothing: a tap that set a
-    caret in the button's text would make the browser sync the selection
-    through the whole page, a cost the reader waits for on every tap. The
-    text box's hint is read whole, not cut at the box's edge."""
+    """On a phone (360 px, a narrow one), tapping a button of the explorer
+    (an option, the list of words, a word) changes the setting and selects
+    nothing: a tap that set a caret in the button's text would make the
+    browser sync the selection through the whole page, a cost the reader
+    waits for on every tap. The text box's hint is read whole, not cut at
+    the box's edge."""
     page, log, roots = open_explorers(
         open_page, fullest_explorer_page(), width=360, height=800,
         is_mobile=True, has_touch=True,

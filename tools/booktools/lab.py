@@ -132,11 +132,13 @@ def jupyterlab(notebooks: list[Path], timeout: float = 60) -> Iterator[tuple[str
 def open_notebook(
     page, base: str, token: str, name: str, wait_for_kernel: bool = True
 ) -> None:
-    """Open notebook ``name``, alone (``reset``: JupyterLab would restore the
-    tabs the page had open, and the menu commands of :func:`run_all` could
-    reach a restored tab that was still the current one: three test runs
-    of seven timed out so, their notebook not run), and (unless told not to: reading
-    it needs no kernel) wait until its kernel has started and is idle."""
+    """Open notebook ``name`` alone and (unless told not to: reading it needs
+    no kernel) wait until its kernel has started and is idle.
+
+    Alone (``reset``): JupyterLab would restore the tabs the page had open,
+    and the menu commands of :func:`run_all` could reach a restored tab that
+    was still the current one (three test runs of seven timed out so, their
+    notebook never run)."""
     page.goto(f"{base}/lab/tree/{name}?reset&token={token}")
     page.wait_for_selector(".jp-Notebook", timeout=60_000)
     if wait_for_kernel:

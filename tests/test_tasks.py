@@ -4,6 +4,7 @@ where heads look), never by their digits; nothing here retrains them."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import Counter
 
@@ -186,6 +187,42 @@ def test_task_data():
     assert "agreement" in repr(training.AGREEMENT)
     for task in TASKS:
         assert task.answers and task.asks and task.weights_file.exists()
+
+
+@pytest.mark.parametrize(
+    ("task", "split"), [(training.AGREEMENT, None), (training.FRONTED, "plain")]
+)
+def test_the_held_out_sentences_are_drawn_once_and_each_caller_gets_a_copy(task, split):
+    """The same batches a fresh seeded draw gives, drawn on the first call only
+    (a second task with a counting draw), and a caller's change to its copy
+    reaches nobody else."""
+    draws = []
+
+    def counted(*args):
+        draws.append(args[3])  # the length
+        return task.draw(*args)
+
+    counting = dataclasses.replace(task, draw=counted)
+    first = counting.test_batches(seed=7, split=split)
+    assert (
+        draws
+        and counting.test_batches(seed=7, split=split)
+        and len(draws) == len(first)
+    )
+    generator = torch.Generator().manual_seed(7)
+    held_out = True if split is None else split
+    for batch in first:
+        fresh = task.batch(generator, task.test_sentences, batch.ids.size(1), held_out)
+        assert all(
+            torch.equal(a, b)
+            for a, b in zip(
+                dataclasses.astuple(batch), dataclasses.astuple(fresh), strict=True
+            )
+        )
+    first[0].ids.zero_()
+    first[0].keys.fill_(3)
+    again = counting.test_batches(seed=7, split=split)[0]
+    assert again.ids.min() >= 2 and (again.keys != 3).any()  # no <pad>: untouched
 
 
 # --- The shipped weights: what they learned -------------------------------------------------

@@ -232,19 +232,28 @@ class Grammar:
         """A :class:`~mha.training.task.Batch` of :meth:`sentence`: the
         answer, *is* or *are*, at the verb; its key, the subject; the decoy
         where its number differs from the subject's."""
-        ids = torch.empty(n_sentences, length, dtype=torch.long)
-        targets = torch.full((n_sentences, length, 1), IGNORE)
-        keys = torch.full((n_sentences, length, 1), -1)
-        decoys = torch.full((n_sentences, length, 1), -1)
+        ids, rows, verbs, answers, subjects, decoys = [], [], [], [], [], []
         for row in range(n_sentences):
             words, verb, subject, decoy = self.sentence(generator, length, held_out)
             plural = words[subject] in PLURALS
-            ids[row] = torch.tensor(vocab.encode(words))
-            targets[row, verb, 0] = vocab.stoi[FORMS[plural]]
-            keys[row, verb, 0] = subject
-            if (words[decoy] in PLURALS) != plural:
-                decoys[row, verb, 0] = decoy
-        return Batch(ids, targets, keys, decoys)
+            ids.append(vocab.encode(words))
+            rows.append(row)
+            verbs.append(verb)
+            answers.append(vocab.stoi[FORMS[plural]])
+            subjects.append(subject)
+            # the decoy, where its number differs from the subject's
+            decoys.append(decoy if (words[decoy] in PLURALS) != plural else -1)
+        # Only the verb has an answer: one value per sentence, at its verb.
+        at_verb = (torch.tensor(rows), torch.tensor(verbs), 0)
+        targets = torch.full((n_sentences, length, 1), IGNORE)
+        keys = torch.full((n_sentences, length, 1), -1)
+        decoy_keys = torch.full((n_sentences, length, 1), -1)
+        targets[at_verb] = torch.tensor(answers)
+        keys[at_verb] = torch.tensor(subjects)
+        decoy_keys[at_verb] = torch.tensor(decoys)
+        return Batch(
+            torch.tensor(ids).view(n_sentences, length), targets, keys, decoy_keys
+        )
 
 
 #: The grammar of :data:`AGREEMENT`: the subject first.

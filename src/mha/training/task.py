@@ -187,17 +187,17 @@ class Task:
 
     def test_batches(self, seed: int = 1234, split: str | None = None) -> list[Batch]:
         """The held-out sentences: ``test_sentences`` of each test length,
-        seeded; with ``split``, those of one of the task's :attr:`splits`."""
+        seeded; with ``split``, those of one of the task's :attr:`splits`.
+
+        They are drawn once per task, seed and split, and each call gets its
+        own copy (a measure of every head of every seed asks for them again
+        and again; a caller may change its copy)."""
         check_int("seed", seed, minimum=0)
-        if split is None:
-            held_out, lengths = True, self.test_lengths
-        else:
+        if split is not None:
             check_choice("split", split, tuple(dict(self.splits)))
-            held_out, lengths = split, dict(self.splits)[split]
-        generator = torch.Generator().manual_seed(seed)
         return [
-            self.batch(generator, self.test_sentences, length, held_out)
-            for length in lengths
+            Batch(b.ids.clone(), b.targets.clone(), b.keys.clone(), b.decoys.clone())
+            for b in _held_out(self, seed, split)
         ]
 
     def read(self, model: torch.nn.Module, sentence: str) -> Reading:
@@ -305,3 +305,17 @@ def check_task(task: object) -> Task:
             f"got {type(task).__name__} {task!r}"
         )
     return task
+
+
+@functools.cache
+def _held_out(task: Task, seed: int, split: str | None) -> tuple[Batch, ...]:
+    """:meth:`Task.test_batches`, drawn (its arguments checked there)."""
+    if split is None:
+        held_out, lengths = True, task.test_lengths
+    else:
+        held_out, lengths = split, dict(task.splits)[split]
+    generator = torch.Generator().manual_seed(seed)
+    return tuple(
+        task.batch(generator, task.test_sentences, length, held_out)
+        for length in lengths
+    )

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import ast
+import base64
 import json
 import re
+import struct
 from itertools import pairwise
 from pathlib import Path
 
@@ -13,6 +15,7 @@ import pytest
 
 from booktools import setup_cell
 from booktools.book import ROOT, TOC, notebooks as chapters, parts
+from mha.plotting.screens import COLUMN_WIDTH
 
 SETUP_CELL = setup_cell.render()
 
@@ -80,6 +83,22 @@ def test_every_figure_has_alt_text(notebook):
             assert len(alt) > 20, (
                 f"no alt text for the figure of {''.join(cell['source'])[:80]}"
             )
+
+
+def test_every_figure_is_drawn_for_the_column(notebook):
+    """A stored figure (its PNG drawn at twice the figures' 100 dpi) is at most
+    as wide as the page's text column: shown at its own size on a desk, its
+    text as large as drawn, not scaled down (four maps in a row were 11.6
+    inches, their labels about 6 px tall at 1280 px)."""
+    widest = round(2 * 100 * COLUMN_WIDTH)
+    for cell in code_cells(notebook):
+        for output in cell["outputs"]:
+            png = output.get("data", {}).get("image/png")
+            if png:
+                width = struct.unpack(">I", base64.b64decode(png[:32])[16:20])[0]
+                assert width <= widest, (
+                    f"{width} px wide (at most {widest}): {''.join(cell['source'])[-80:]}"
+                )
 
 
 def test_every_cell_excused_from_nbval_says_why(notebook):

@@ -9,6 +9,8 @@ docstring says what it does and why):
   solutions whose link to their exercise does not start with a space;
 - ``book_code``: long inline code breaks after its dots;
 - ``book_math``: formulas written out as MathML when the book is built;
+- ``book_api``: the API page's constants documented as constants, not as
+  the functions their objects could be called as;
 - ``book_fonts``: the web fonts cut down to the book's characters;
 - ``citation_roles``: the bibliography as a list to assistive technology;
 - ``repository_buttons``: the repository and launch buttons, when the book
@@ -27,6 +29,7 @@ EXTENSIONS = (
     "book_exercises",
     "book_code",
     "book_math",
+    "book_api",
     "book_fonts",
     "citation_roles",
     "repository_buttons",

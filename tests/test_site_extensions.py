@@ -21,6 +21,7 @@ book_images = load_extension("book_images")
 book_layout = load_extension("book_layout")
 book_exercises = load_extension("book_exercises")
 book_math = load_extension("book_math")
+book_api = load_extension("book_api")
 
 
 def test_the_book_extension_loads_every_module_of_the_folder():
@@ -164,3 +165,17 @@ def test_the_contents_panel_s_code_breaks_after_its_dots_too():
     assert code.astext() == "F.scaled_dot_product_attention"
     app.env.docname = "a page without contents"
     book_code.add_break_points_in_contents(app, None)  # nothing to do, no error
+
+
+def test_a_constant_keeps_no_parameters_of_its_call():
+    """What autodoc recorded of a callable constant's signature is dropped; a
+    function's and a method's stay."""
+    recorded = {"m.GRAMMAR": {"vocab": "Vocab"}, "m.f": {"x": "int"}, "m.C.g": {}}
+    app = type("App", (), {})()
+    app.env = type("Env", (), {"temp_data": {"annotations": recorded}})()
+    book_api.forget_call_signature(app, "data", "m.GRAMMAR", None, None, "", "")
+    book_api.forget_call_signature(app, "function", "m.f", None, None, "", "")
+    book_api.forget_call_signature(app, "method", "m.C.g", None, None, "", "")
+    assert recorded == {"m.f": {"x": "int"}, "m.C.g": {}}
+    app.env.temp_data = {}  # nothing recorded yet: nothing to drop
+    book_api.forget_call_signature(app, "attribute", "m.C.a", None, None, "", "")

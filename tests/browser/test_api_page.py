@@ -74,3 +74,21 @@ def test_no_signature_shows_a_path_of_the_build_machine(site_dir):
     assert "PosixPath(" not in text and "WindowsPath(" not in text
     root = str(site_dir.resolve().parents[1])
     assert root not in text
+
+
+def test_a_callable_constant_is_documented_as_a_constant(site_dir):
+    """GRAMMAR, a Grammar object (callable), is an entry of data with no
+    field at all: no parameters and no return type (Sphinx's autodoc gave it
+    those of Grammar.__call__ until _ext/book_api.py), and no type made of
+    its comment's first words (napoleon reads "text: more" as "type:
+    description")."""
+    from bs4 import BeautifulSoup
+
+    page = BeautifulSoup((site_dir / "book" / "api.html").read_text(), "html.parser")
+    for name in ("GRAMMAR", "FRONTED_GRAMMAR"):
+        entry = page.find(id=f"mha.training.agreement.{name}").find_parent("dl")
+        assert "py" in entry["class"] and "data" in entry["class"], entry["class"]
+        fields = [
+            dt.get_text(" ", strip=True) for dt in entry.select("dl.field-list > dt")
+        ]
+        assert fields == [], fields

@@ -256,10 +256,10 @@ class Grammar:
         )
 
 
-#: The grammar of :data:`AGREEMENT`: the subject first.
+#: The grammar of :data:`AGREEMENT`, the subject first.
 GRAMMAR = Grammar(fronted=0)
 SHAPES = GRAMMAR.shapes  # {length: [shape, ...]}, lengths 3 to 15
-#: The grammar of :data:`FRONTED`: up to two phrases before the subject.
+#: The grammar of :data:`FRONTED`, up to two phrases before the subject.
 FRONTED_GRAMMAR = Grammar(fronted=2)
 
 TEST_LENGTHS = tuple(range(6, max(SHAPES) + 1))  # held-out sentences: 6 to 15 words

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import ast
 import base64
+import io
 import json
 import re
-import struct
 from itertools import pairwise
 from pathlib import Path
 
 import nbformat
 import pytest
+from PIL import Image
 
 from booktools import setup_cell
 from booktools.book import ROOT, TOC, notebooks as chapters, parts
@@ -95,7 +96,7 @@ def test_every_figure_is_drawn_for_the_column(notebook):
         for output in cell["outputs"]:
             png = output.get("data", {}).get("image/png")
             if png:
-                width = struct.unpack(">I", base64.b64decode(png[:32])[16:20])[0]
+                width, _ = Image.open(io.BytesIO(base64.b64decode(png))).size
                 assert width <= widest, (
                     f"{width} px wide (at most {widest}): {''.join(cell['source'])[-80:]}"
                 )

@@ -232,19 +232,18 @@ class Grammar:
         """A :class:`~mha.training.task.Batch` of :meth:`sentence`: the
         answer, *is* or *are*, at the verb; its key, the subject; the decoy
         where its number differs from the subject's."""
-        ids, rows, verbs, answers, subjects, decoys = [], [], [], [], [], []
-        for row in range(n_sentences):
+        ids, verbs, answers, subjects, decoys = [], [], [], [], []
+        for _ in range(n_sentences):
             words, verb, subject, decoy = self.sentence(generator, length, held_out)
             plural = words[subject] in PLURALS
             ids.append(vocab.encode(words))
-            rows.append(row)
             verbs.append(verb)
             answers.append(vocab.stoi[FORMS[plural]])
             subjects.append(subject)
             # the decoy, where its number differs from the subject's
             decoys.append(decoy if (words[decoy] in PLURALS) != plural else -1)
         # Only the verb has an answer: one value per sentence, at its verb.
-        at_verb = (torch.tensor(rows), torch.tensor(verbs), 0)
+        at_verb = (torch.arange(n_sentences), torch.tensor(verbs), 0)
         targets = torch.full((n_sentences, length, 1), IGNORE)
         keys = torch.full((n_sentences, length, 1), -1)
         decoy_keys = torch.full((n_sentences, length, 1), -1)

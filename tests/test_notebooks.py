@@ -90,7 +90,7 @@ def test_every_figure_is_drawn_for_the_column(notebook):
     """A stored figure (its PNG drawn at twice the figures' 100 dpi) is at most
     as wide as the page's text column: shown at its own size on a desk, its
     text as large as drawn, not scaled down (four maps in a row were 11.6
-    inches, their labels about 6 px tall at 1280 px)."""
+    inches, their labels about 7 px tall at 1280 px)."""
     widest = round(2 * 100 * COLUMN_WIDTH)
     for cell in code_cells(notebook):
         for output in cell["outputs"]:

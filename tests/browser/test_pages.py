@@ -122,6 +122,14 @@ CODE_BROKEN_IN_A_WORD = """() => [...document.querySelectorAll(
     .map(piece => piece.closest('code').textContent)"""
 
 
+def rows_broken(found: dict, width: int) -> str:
+    return (
+        f"printed lines that wrap back to their own start at {width} px, where the "
+        "rest of a tensor's row reads as a row (x of the line, x of the rest, the "
+        "line so far):\n" + "\n".join(map(str, found["rows"]))
+    )
+
+
 def printed_too_wide(found: dict, width: int) -> str:
     return (
         f"printed outputs wider than the column at {width} px (width, room, line):\n"
@@ -142,9 +150,11 @@ def test_page_renders_offline(open_page, page_path):
     nor the contents panel's, breaks inside a word); at 390 px no table, and on
     the pages of Part 1 no printed output (at 1280 px neither), is wider
     than its column, so the numbers the prose quotes are all in view (a
-    printed line wraps at its spaces, book.css; on a phone a wide table
-    becomes cards); the site's cut-down fonts have every character the page
-    shows, and draw its formulas exactly as the whole math font does."""
+    printed line wraps at its spaces, book.css, and at 360 and 390 px its
+    rest starts right of where it started, so a tensor's wrapped row reads as
+    one row; on a phone a wide table becomes cards); the site's cut-down
+    fonts have every character the page shows, and draw its formulas exactly
+    as the whole math font does."""
     page, log = open_page(page_path, width=PHONE, height=800, slow=True)
     shifts = page.evaluate("window.layoutShifts")
     assert sum(shifts) < GOOD_LAYOUT_SHIFT, f"the page moved while loading: {shifts}"
@@ -166,6 +176,8 @@ def test_page_renders_offline(open_page, page_path):
     assert page.title(), "page has no title"
     assert overflow(page) == [], "\n".join(overflow(page))
     assert page.evaluate(WIDE_FORMULAS) == []
+    found = too_wide(page, page_path)
+    assert found["rows"] == [], rows_broken(found, PHONE)
     apart = page.evaluate(MATH_APART)
     assert apart == [], f"{PHONE} px: formulas apart from their punctuation: {apart}"
     resize(page, COMMON_PHONE)
@@ -176,6 +188,7 @@ def test_page_renders_offline(open_page, page_path):
     )
     found = too_wide(page, page_path)
     assert found["printed"] == [], printed_too_wide(found, COMMON_PHONE)
+    assert found["rows"] == [], rows_broken(found, COMMON_PHONE)
     assert found["tables"] == [], "tables wider than their box:\n" + "\n".join(
         map(str, found["tables"])
     )

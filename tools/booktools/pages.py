@@ -273,7 +273,38 @@ TOO_WIDE = """() => {
         return [Math.round(table.getBoundingClientRect().width), box.clientWidth,
                 table.textContent.trim().replace(/\\s+/g, ' ').slice(0, 80)];
     }).filter(([width, room]) => width > room + 1);
-    return {printed, tables};
+    // A printed line the column wraps (book.css) goes on to the right of
+    // where it starts, so that a tensor's rows still read as rows: the first
+    // character of each wrapped part against the line's own first character.
+    const rows = [];
+    for (const pre of article.querySelectorAll(
+            'div.cell_output :is(div.output.stream, div.output.text_plain) pre')) {
+        if (pre.closest('.mha-explorer')) continue;
+        const walker = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT);
+        const range = document.createRange();
+        let line = '', start = null, top = null, first = true;
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            for (let i = 0; i < node.data.length; i++) {
+                const c = node.data[i];
+                if (c === '\\n') { line = ''; start = null; top = null; first = true; continue; }
+                line += c;
+                if (c === ' ') continue;
+                range.setStart(node, i);
+                range.setEnd(node, i + 1);
+                const box = range.getBoundingClientRect();
+                if (start === null) { start = box.left; top = box.top; continue; }
+                if (box.top > top + box.height / 2) {  // a new part of the line
+                    top = box.top;
+                    if (box.left <= start + 1 && first) {
+                        rows.push([Math.round(start), Math.round(box.left),
+                                   line.trim().slice(0, 60)]);
+                        first = false;
+                    }
+                }
+            }
+        }
+    }
+    return {printed, tables, rows};
 }"""
 
 
@@ -281,8 +312,11 @@ def too_wide(page, path: str) -> dict[str, list]:
     """What a reader of ``page`` (the book's ``path``) would have to scroll to
     read: ``printed``, its printed outputs wider than their box (on the pages
     of Part 1), and ``tables``, its tables wider than theirs; each as
-    (width, room, widest line or text)."""
+    (width, room, widest line or text); and ``rows``, the printed lines that
+    wrap back to where they started or further left, where a reader would
+    take the rest of a tensor's row for a row (Part 1; as (x of the line's
+    start, x of the wrapped part, the line so far))."""
     found = page.evaluate(TOO_WIDE)
     if path not in part_one():
-        found["printed"] = []
+        found["printed"] = found["rows"] = []
     return found

@@ -48,6 +48,7 @@ def mathml(tex: str, display: bool, node) -> str:
             f"formula could not be converted to MathML ({error}): {tex}", location=node
         )
         return f"<code>{html.escape(tex)}</code>"
+    markup = _as_functions(markup, tex)
     annotation = (
         f'<annotation encoding="application/x-tex">{html.escape(tex)}</annotation>'
     )
@@ -55,6 +56,21 @@ def mathml(tex: str, display: bool, node) -> str:
     head, _, rest = markup.partition(">")
     body, _, tail = rest.rpartition("</math>")
     return f"{head}><semantics><mrow>{body}</mrow>{annotation}</semantics></math>{tail}"
+
+
+OPERATOR_NAME = re.compile(r"\\operatorname\{([A-Za-z]+)\}")
+
+
+def _as_functions(markup: str, tex: str) -> str:
+    """The names of ``\\operatorname{...}`` as MathML draws a function's name.
+    latex2mathml makes each an operator (``<mo>``), which a browser spaces as
+    one: a gap after "softmax" and before its bracket that TeX does not put
+    there. A name (``<mi>``, upright when it has several letters) and the
+    invisible function application (U+2061, no space) instead, which screen
+    readers also read as one."""
+    for name in set(OPERATOR_NAME.findall(tex)):
+        markup = markup.replace(f"<mo>{name}</mo>", f"<mi>{name}</mi><mo>&#x2061;</mo>")
+    return markup
 
 
 # Opening brackets and quotes just before a formula; closing punctuation just

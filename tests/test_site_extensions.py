@@ -156,6 +156,13 @@ def test_an_inline_formula_keeps_the_punctuation_that_touches_it():
     assert [type(child).__name__ for child in paragraph.children].count("math") == 2
 
 
+def test_an_operator_name_is_drawn_as_a_function_s_name():
+    markup = book_math.mathml(r"\operatorname{softmax}(s)_j = e^{s_j}", True, None)
+    assert "<mi>softmax</mi><mo>&#x2061;</mo>" in markup  # no space, read as f(x)
+    assert "<mo>softmax</mo>" not in markup  # spaced as an operator is
+    assert "<mi>e</mi>" in markup  # the rest as it was
+
+
 def test_the_contents_panel_s_code_breaks_after_its_dots_too():
     contents = publish_doctree("``F.scaled_dot_product_attention``")
     app = SimpleNamespace(env=SimpleNamespace(tocs={"page": contents}, docname="page"))

@@ -1,22 +1,58 @@
-"""The API page's constants documented as constants.
+"""The API page's entries with the types of their signature once, and none
+for a constant.
 
-A Sphinx extension. With ``autodoc_typehints: description`` Sphinx's autodoc
-records the parameters of *every* callable it documents, a constant that is
-a callable object included (``mha.training.agreement.GRAMMAR``, a
-``Grammar``): the constant's entry then listed its ``__call__``'s
-parameters and return type, as if it were a function. Right after autodoc
-records them, this drops what it recorded for a module's or a class's data.
+A Sphinx extension for two things ``autodoc_typehints: description`` does:
+
+- Sphinx's autodoc records the parameters of *every* callable it documents,
+  a constant that is a callable object included
+  (``mha.training.agreement.GRAMMAR``, a ``Grammar``): the constant's entry
+  then listed its ``__call__``'s parameters and return type, as if it were a
+  function. Right after autodoc records them, this drops what it recorded
+  for a module's or a class's data.
+- It adds the parameters' types to *each* list of fields of an entry. A
+  docstring with a section napoleon draws apart (``Shape``, between ``Args``
+  and ``Raises``) has two, so ``MultiHeadAttention`` listed its parameters
+  twice, the second time with their types alone. Right after the types are
+  added, this keeps each parameter's and the return type's fields in the
+  first list that has them only.
 """
 
 from __future__ import annotations
 
+from docutils import nodes
+
 DATA = ("data", "attribute")
+TYPED = ("param", "type", "rtype")  # the fields autodoc's types go into
 
 
 def setup(app):
     # After sphinx.ext.autodoc.typehints.record_typehints (priority 500).
     app.connect("autodoc-process-signature", forget_call_signature, priority=600)
+    # After sphinx.ext.autodoc.typehints.merge_typehints (priority 500).
+    app.connect("object-description-transform", keep_fields_once, priority=600)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
+
+
+def keep_fields_once(app, domain, objtype, contentnode) -> None:
+    """An entry's field of a parameter (its description, its type) and of the
+    return type only in the first of its field lists that has it; a list left
+    empty goes."""
+    seen: set[tuple[str, str]] = set()
+    for field_list in [n for n in contentnode if isinstance(n, nodes.field_list)]:
+        here = set()
+        for field in list(field_list):
+            words = field[0].astext().split()
+            if not words or words[0] not in TYPED:
+                continue
+            # ":param x:", ":param int x:" and ":type x:" are all x's
+            key = ("rtype", "") if words[0] == "rtype" else ("param", words[-1])
+            if key in seen:
+                field_list.remove(field)
+            else:
+                here.add(key)
+        seen |= here
+        if not len(field_list):
+            contentnode.remove(field_list)
 
 
 def forget_call_signature(app, objtype, name, obj, options, signature, annotation):

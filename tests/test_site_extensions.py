@@ -174,6 +174,40 @@ def test_the_contents_panel_s_code_breaks_after_its_dots_too():
     book_code.add_break_points_in_contents(app, None)  # nothing to do, no error
 
 
+def _fields(*names: str):
+    from docutils import nodes
+
+    return nodes.field_list(
+        "",
+        *(nodes.field("", nodes.field_name("", n), nodes.field_body()) for n in names),
+    )
+
+
+def test_a_parameter_s_fields_are_kept_in_the_first_list_that_has_them():
+    """Two field lists apart (napoleon's Shape section between them), and the
+    types autodoc added to both: the second keeps only what the first lacks."""
+    from docutils import nodes
+
+    content = nodes.container(
+        "",
+        _fields("param d_model", "type d_model", "param int n_heads"),
+        nodes.rubric("", "Shape"),
+        _fields("raises ValueError", "type d_model", "param d_model", "type n_heads",
+                "param dtype", "rtype"),
+        _fields("type n_heads", "param n_heads", "rtype"),
+    )  # fmt: skip
+    book_api.keep_fields_once(None, "py", "class", content)
+    lists = [
+        [field[0].astext() for field in node]
+        for node in content
+        if isinstance(node, nodes.field_list)
+    ]
+    assert lists == [
+        ["param d_model", "type d_model", "param int n_heads"],
+        ["raises ValueError", "param dtype", "rtype"],
+    ]  # the third list had nothing new and went
+
+
 def test_a_constant_keeps_no_parameters_of_its_call():
     """What autodoc recorded of a callable constant's signature is dropped; a
     function's and a method's stay."""

@@ -92,3 +92,28 @@ def test_a_callable_constant_is_documented_as_a_constant(site_dir):
             dt.get_text(" ", strip=True) for dt in entry.select("dl.field-list > dt")
         ]
         assert fields == [], fields
+
+
+def test_every_entry_lists_its_parameters_once(site_dir):
+    """No entry has two lists of parameters, nor two return types: Sphinx adds
+    the signature's types to each field list of an entry, and napoleon's
+    Shape section parts an entry's fields in two (MultiHeadAttention listed
+    its parameters a second time, with their types alone, until
+    _ext/book_api.py)."""
+    from bs4 import BeautifulSoup
+
+    page = BeautifulSoup((site_dir / "book" / "api.html").read_text(), "html.parser")
+    entries = page.select("dl.py")
+    assert len(entries) > 100  # the whole package's entries were read
+    twice = []
+    for entry in entries:
+        (body,) = entry.find_all("dd", recursive=False)
+        names = [
+            dt.get_text(" ", strip=True).rstrip(":")
+            for field_list in body.find_all("dl", class_="field-list", recursive=False)
+            for dt in field_list.find_all("dt", recursive=False)
+        ]
+        doubled = {n for n in names if names.count(n) > 1}
+        if doubled:
+            twice.append((entry.dt.get("id"), sorted(doubled)))
+    assert twice == []

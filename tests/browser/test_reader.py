@@ -154,3 +154,36 @@ def test_references_read_as_a_list_on_a_phone(open_page):
     assert all(e["rest"] is None or e["rest"] >= e["first"] + 8 for e in entries)
     gaps = [e["gap"] for e in entries if e["gap"] is not None]
     assert min(gaps) >= 8, gaps
+
+
+def test_figure_captions_are_as_easy_to_read_as_the_prose(open_page):
+    """A figure's caption is in the prose's weight, not the theme's light one
+    (300: thin grey strokes that read pale on a phone), and its colour keeps
+    at least 4.5:1 against the page."""
+    page, _ = open_page("book/07_trained_heads.html", width=390)
+    found = page.evaluate(
+        """() => [...document.querySelectorAll('.bd-article figcaption')].map(c => {
+            const s = getComputedStyle(c.querySelector('.caption-text') || c);
+            return [Number(s.fontWeight), s.color];
+        })"""
+    )
+    assert found, "the chapter has no figure caption"
+    prose = page.evaluate(
+        "Number(getComputedStyle(document.querySelector('.bd-article p')).fontWeight)"
+    )
+    assert all(weight >= prose for weight, _ in found), (prose, found)
+    for _, colour in found:
+        r, g, b = (int(v) for v in colour[4:-1].split(",")[:3])
+        assert contrast((r, g, b), (255, 255, 255)) >= 4.5, colour
+
+
+def contrast(one: tuple, other: tuple) -> float:
+    """WCAG's contrast ratio of two sRGB colours."""
+
+    def luminance(rgb):
+        c = [v / 255 for v in rgb]
+        c = [v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4 for v in c]
+        return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]
+
+    high, low = sorted((luminance(one), luminance(other)), reverse=True)
+    return (high + 0.05) / (low + 0.05)

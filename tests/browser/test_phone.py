@@ -157,3 +157,30 @@ def test_punctuation_after_code_in_a_heading_stays_on_its_line(open_page, width)
     assert found, "no heading with code and punctuation after it: pick another page"
     apart = [text for code_top, mark_top, text in found if abs(code_top - mark_top) > 4]
     assert apart == [], f"punctuation on a line of its own: {apart}"
+
+
+# Every parameter name of the API page's signatures that a line break cuts
+# where it has no break point (a piece of its text drawn on two lines; a name
+# of 16 characters or more may break after its underscores: _ext/book_code.py).
+CUT_PARAMETERS = """() => [...document.querySelectorAll('dl.py > dt.sig .sig-param .n')]
+    .filter(name => {
+        const walker = document.createTreeWalker(name, NodeFilter.SHOW_TEXT);
+        const range = document.createRange();
+        for (let text = walker.nextNode(); text; text = walker.nextNode()) {
+            range.selectNodeContents(text);
+            if (range.getClientRects().length > 1) return true;
+        }
+        return false;
+    })
+    .map(name => name.closest('dt').id + ': ' + name.textContent)"""
+
+
+@pytest.mark.parametrize("width", [NARROWEST, PHONE])
+def test_no_signature_cuts_a_parameter_s_name(open_page, width):
+    """On a phone the API page's signatures wrap between their parameters
+    (also after the opening bracket), never inside a name but at a long
+    name's break points: the class MultiHeadAttention's signature broke as
+    "(d_" / "model=512" (book.css)."""
+    page, _ = open_page("book/api.html", width=width)
+    assert page.locator("dl.py > dt.sig .sig-param").count() > 100
+    assert page.evaluate(CUT_PARAMETERS) == []

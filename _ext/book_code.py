@@ -6,7 +6,8 @@ column; the browser may break it only where the text allows. This puts a
 break point (HTML ``<wbr>``, which copied text leaves out) after each dot,
 underscore, comma, slash and opening bracket of every word of 16 or more
 characters in inline code and in the API's signatures, rather than letting
-it break anywhere. The page's table of contents (its contents panel, whose
+it break anywhere; shorter code with a space in it (``(8, 8)``) stays on one
+line. The page's table of contents (its contents panel, whose
 theme would otherwise break a long name anywhere,
 "F.multi_head_attention_fo|rward") gets them as soon as Sphinx has made it.
 """
@@ -60,7 +61,12 @@ def add_break_points_in_contents(app, doctree) -> None:
 
 def add_break_points(app, doctree, docname) -> None:
     """``doctree-resolved``: break points in the long words of inline code
-    (none added twice: a word already cut is short)."""
+    (none added twice: a word already cut is short); inline code shorter than
+    a long word (``(8, 8)``, ``x[:, 0]``) marked ``unbroken``, which book.css
+    keeps on one line (it fits any column)."""
+    for code in doctree.findall(nodes.literal):
+        if len(code.astext()) < LONG and " " in code.astext():
+            code["classes"].append("unbroken")
     for code in list(doctree.findall(lambda node: isinstance(node, CODE))):
         for text in list(code.findall(nodes.Text)):
             pieces = split(str(text))

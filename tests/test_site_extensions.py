@@ -79,6 +79,15 @@ def test_long_code_breaks_after_its_dots_and_underscores():
     assert len(short.children) == 1  # short code is left whole
 
 
+def test_short_code_with_a_space_is_kept_on_one_line():
+    doctree = publish_doctree("Shape ``(8, 8)``, ``x.y`` and ``f(a, b, c, d, e, f)``.")
+    book_code.add_break_points(None, doctree, "page")
+    pair, name, call = doctree.findall(nodes.literal)
+    assert "unbroken" in pair["classes"]  # "(8," / "8)" would read as two things
+    assert "unbroken" not in name["classes"]  # nowhere to break anyway
+    assert "unbroken" not in call["classes"]  # long: it may need to wrap
+
+
 def test_a_page_is_described_by_its_first_paragraph_of_prose():
     doctree = publish_doctree(
         ".. note:: An aside that introduces nothing at all, long enough to count.\n\n"

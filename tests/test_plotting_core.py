@@ -205,6 +205,21 @@ def test_every_head_has_its_colour_in_every_figure(gen):
     assert HEAD_COLOURS[:4] == ("#0072B2", "#D55E00", "#009E73", "#CC79A7")
 
 
+@pytest.mark.parametrize("layout", ["desk", "phone"])
+def test_every_map_s_frame_is_inside_the_figure(gen, layout):
+    """Each head's coloured frame (its axes' spines, 2 points wide) is drawn
+    whole: the phone's layout put the right-hand maps' right edge on the
+    figure's, which cut half their frame off."""
+    fig = mha.display_attention(TOKENS, TOKENS, causal_maps(4, gen), 4, 2, 2)
+    fig = fig.phone if layout == "phone" else fig
+    width, height = fig.get_size_inches()
+    for ax in heatmaps(fig):
+        box = ax.get_position()
+        half = max(s.get_linewidth() for s in ax.spines.values()) / 72 / 2  # inches
+        assert box.x0 * width - half >= 0 and box.x1 * width + half <= width, box
+        assert box.y0 * height - half >= 0 and box.y1 * height + half <= height, box
+
+
 def test_four_maps_get_a_phone_layout_without_numbers_and_one_map_needs_none(gen):
     fig = mha.display_attention(TOKENS, TOKENS, causal_maps(4, gen), 4, 2, 2)
     phone = fig.phone

@@ -11,8 +11,9 @@ SENTENCES = (
     "This is a basic example paragraph.",
     "Hello, what is a basic split?",
 )
-#: The width of every vector, and the running example's number of heads.
+#: The width of every vector (``d_model``).
 D_MODEL = 8
+#: The running example's number of heads.
 N_HEADS = 4
 #: The longest sentence the position code covers.
 MAX_LENGTH = 10

@@ -410,7 +410,7 @@ def attention_grid(
     lines = max(t.count("\n") + 1 for t in titles)
     title_lines = title.count("\n") + 1 if title else 0
     top, gap, head_title = 0.05 + 0.3 * title_lines, 0.15, 0.12 + 0.18 * lines
-    bar = 0.0 if phone else 1.1  # room right of the panels
+    bar = 0.05 if phone else 1.1  # room right of the panels (their frames', at least)
     under = 0.75 if phone else 0.0  # room under them
     rows_h = lambda cell_h: n_rows * (head_title + cell_h) + (n_rows - 1) * gap  # noqa: E731
     if figsize is not None:

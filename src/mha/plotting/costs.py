@@ -215,7 +215,7 @@ def timing_figure(
         ratio_ax.set_ylim(bottom=0)
         ratio_ax.grid(True, which="major", alpha=0.3)
         ratio_ax.set_xlabel("sequence length L", fontsize=10)
-        ratio_ax.set_ylabel(f"time ÷ time of {relative_to}", fontsize=10)
+        ratio_ax.set_ylabel(f"time relative to {relative_to}", fontsize=10)
         ratio_ax.set_title("relative to " + relative_to, fontsize=10)
         if title:
             fig.suptitle(title, fontsize=11)

@@ -96,11 +96,8 @@ class TwoLayerModel(nn.Module):
     ``x2``. So what the first layer writes at a token, the second layer's
     queries, keys and values can read there. As in those models (and GPT),
     attention is causal: each token attends to itself and the tokens
-    before it (:func:`~mha.masks.causal_mask`), in both layers.
-
-    Args:
-        vocab_size, n_answers, d_model, n_heads, max_length, dtype: as for
-            :class:`ToyModel` (each layer has ``n_heads`` heads).
+    before it (:func:`~mha.masks.causal_mask`), in both layers. Its
+    arguments are :class:`ToyModel`'s; each layer has ``n_heads`` heads.
 
     Attributes:
         layers: ``nn.ModuleList`` of the two

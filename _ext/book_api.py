@@ -14,7 +14,9 @@ A Sphinx extension for two things ``autodoc_typehints: description`` does:
   and ``Raises``) has two, so ``MultiHeadAttention`` listed its parameters
   twice, the second time with their types alone. Right after the types are
   added, this keeps each parameter's and the return type's fields in the
-  first list that has them only.
+  first list that has them only, and puts every list's fields in the usual
+  order: parameters, then what is returned, then what is raised (the types
+  were added after a docstring's own Raises).
 """
 
 from __future__ import annotations
@@ -23,6 +25,11 @@ from docutils import nodes
 
 DATA = ("data", "attribute")
 TYPED = ("param", "type", "rtype")  # the fields autodoc's types go into
+# A field's place in its list, by the first word of its name (others last).
+ORDER = {"param": 0, "parameter": 0, "arg": 0, "argument": 0, "type": 0,
+         "keyword": 0, "kwarg": 0, "kwtype": 0,
+         "returns": 1, "return": 1, "rtype": 1,
+         "raises": 2, "raise": 2, "except": 2, "exception": 2}  # fmt: skip
 
 
 def setup(app):
@@ -36,7 +43,7 @@ def setup(app):
 def keep_fields_once(app, domain, objtype, contentnode) -> None:
     """An entry's field of a parameter (its description, its type) and of the
     return type only in the first of its field lists that has it; a list left
-    empty goes."""
+    empty goes; each list's fields in the order parameters, returns, raises."""
     seen: set[tuple[str, str]] = set()
     for field_list in [n for n in contentnode if isinstance(n, nodes.field_list)]:
         here = set()
@@ -53,6 +60,17 @@ def keep_fields_once(app, domain, objtype, contentnode) -> None:
         seen |= here
         if not len(field_list):
             contentnode.remove(field_list)
+            continue
+        fields = sorted(
+            field_list.children, key=_place
+        )  # stable: ties keep their order
+        field_list.children = []
+        field_list.extend(fields)
+
+
+def _place(field) -> int:
+    words = field[0].astext().split()
+    return ORDER.get(words[0], 3) if words else 3
 
 
 def forget_call_signature(app, objtype, name, obj, options, signature, annotation):

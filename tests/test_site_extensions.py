@@ -213,8 +213,25 @@ def test_a_parameter_s_fields_are_kept_in_the_first_list_that_has_them():
     ]
     assert lists == [
         ["param d_model", "type d_model", "param int n_heads"],
-        ["raises ValueError", "param dtype", "rtype"],
-    ]  # the third list had nothing new and went
+        ["param dtype", "rtype", "raises ValueError"],
+    ]  # the third list had nothing new and went; the second reads in order
+
+
+def test_a_list_s_fields_read_parameters_returns_raises():
+    """A docstring with Raises only: autodoc's types come after it; they are
+    put first, in their own order, and other fields keep theirs."""
+    from docutils import nodes
+
+    content = nodes.container(
+        "",
+        _fields("raises TypeError", "returns", "raises ValueError", "param text",
+                "type text", "rtype", "meta"),
+    )  # fmt: skip
+    book_api.keep_fields_once(None, "py", "function", content)
+    assert [f[0].astext() for f in content[0]] == [
+        "param text", "type text", "returns", "rtype",
+        "raises TypeError", "raises ValueError", "meta",
+    ]  # fmt: skip
 
 
 def test_a_constant_keeps_no_parameters_of_its_call():

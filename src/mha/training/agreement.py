@@ -159,11 +159,15 @@ class Grammar:
         """One random sentence of ``length`` words.
 
         Returns:
-            ``(words, verb, subject, decoy)``: the words, the positions of the
-            verb and of its subject, and the position of the noun a wrong
-            strategy would follow: the first noun when it is not the subject,
-            otherwise the noun nearest before the verb (the subject itself
-            when there is no phrase).
+            The words, the positions of the verb and of its subject, and the
+            position of the noun a wrong strategy would follow (the first
+            noun when it is not the subject, otherwise the noun nearest before
+            the verb; the subject itself when there is no phrase), as
+            ``(words, verb, subject, decoy)``.
+
+        Raises:
+            ValueError: the grammar has no sentence of ``length`` words in the
+                split ``held_out`` names.
         """
         shapes = [s for s in self.shapes.get(length, []) if self._kind(s, held_out)]
         if not shapes:

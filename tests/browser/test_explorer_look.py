@@ -189,3 +189,68 @@ def test_the_maps_text_is_legible_on_a_phone_and_marks_blocked_keys(
     assert blocked and all(seen[1:3] == seen[3:5] == seen[5:7] for seen in blocked)
     canvas = root.locator("canvas.mha-maps")
     assert canvas.evaluate("s => s.getBoundingClientRect().right") <= width
+
+
+# Each map of the picture: its head, the colours the page gives that head
+# (frame, title), the page's ground, and the canvas's pixel halfway down the
+# map's left frame.
+HEADS_JS = """(root) => {
+    const x = root.mhaExplorer, canvas = root.querySelector('canvas.mha-maps');
+    const ratio = canvas.width / x.picture.width, g = canvas.getContext('2d');
+    return {heads: x.data.headColours, ground: x.ink.ground, maps: x.picture.maps.map(m => {
+        const c = window.mhaExplorer.headColour(x.ink, m.head);
+        const px = g.getImageData(Math.round((m.x + 0.2) * ratio),
+                                  Math.round((m.y + m.size / 2) * ratio), 1, 1).data;
+        return {head: m.head, frame: c.frame, text: c.text, pixel: [...px.slice(0, 3)]};
+    })};
+}"""
+
+
+def _rgb(colour: str) -> tuple[int, ...]:
+    colour = colour.strip()
+    if len(colour) == 4 and colour.startswith("#"):  # #fff
+        colour = "#" + "".join(c * 2 for c in colour[1:])
+    if colour.startswith("#"):
+        return tuple(int(colour[i : i + 2], 16) for i in (1, 3, 5))
+    return tuple(
+        int(float(v)) for v in colour[colour.index("(") + 1 : -1].split(",")[:3]
+    )
+
+
+def _contrast(a, b) -> float:
+    def luminance(rgb):
+        c = [v / 255 for v in rgb]
+        c = [v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4 for v in c]
+        return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]
+
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_each_head_has_its_colour_as_in_the_book_s_figures(browser, site_url, scheme):
+    """Each map's frame is drawn in its head's colour (mha.plotting.core's
+    HEAD_COLOURS, as in every figure of the book) and its title in a shade of
+    it that reads at 4.5:1 on the page, light or dark; the explorer's maps
+    had black frames and titles."""
+    from mha.plotting.core import HEAD_COLOURS
+
+    context = browser.new_context(
+        color_scheme=scheme, viewport={"width": DESKTOP, "height": 900}
+    )
+    try:
+        page = context.new_page()
+        page.goto(site_url + fullest_explorer_page(), wait_until="networkidle")
+        root = page.locator(EXPLORER).first
+        wait_until_drawn(root)
+        found = root.evaluate(HEADS_JS)
+    finally:
+        context.close()
+    assert found["heads"] == list(HEAD_COLOURS)
+    assert len(found["maps"]) >= 2
+    ground = _rgb(found["ground"])
+    for m in found["maps"]:
+        own = _rgb(HEAD_COLOURS[m["head"]])
+        assert _rgb(m["frame"]) == own, m
+        assert max(abs(a - b) for a, b in zip(m["pixel"], own, strict=True)) <= 40, m
+        assert _contrast(_rgb(m["text"]), ground) >= 4.5, m

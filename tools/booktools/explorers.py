@@ -210,18 +210,21 @@ def check_picture(root, explorer) -> None:
     maps = [m for probs in want.probs for m in probs]  # layer by layer, head by head
     assert len(now["maps"]) == len(maps)
     blocked = want.blocked.flatten().tolist()
-    for cells, probs, numbers in zip(now["maps"], maps, now["numbers"], strict=True):
+    for k, (cells, probs, numbers) in enumerate(
+        zip(now["maps"], maps, now["numbers"], strict=True)
+    ):
         values = probs.flatten().tolist()
         assert len(cells) == len(values)
-        for (p, fill, seen), value, is_blocked in zip(
-            cells, values, blocked, strict=True
+        for at, ((p, fill, seen), value, is_blocked) in enumerate(
+            zip(cells, values, blocked, strict=True)
         ):
             if is_blocked:  # grey and hatched: a blend of two greys, no colour
                 assert float_or_blocked(p) is None and fill is None
                 assert seen[1:3] == seen[3:5] == seen[5:7], seen
             else:
                 assert abs(float(p) - value) <= TOLERANCE and is_colour(fill, float(p))
-                assert seen == fill
+                where = (s, f"map {k}", divmod(at, probs.shape[-1]))
+                assert seen == fill, (where, fill, seen)
         if numbers:  # drawn where they fit: every cell that is not blocked
             shown_values = [v for v, b in zip(values, blocked, strict=True) if not b]
             assert numbers == [f"{v:.2f}" for v in shown_values]

@@ -129,7 +129,8 @@ class Explorer:
     @functools.cached_property
     def data(self) -> dict:
         """Everything the page needs, as JSON (each distinct set of weights
-        once, with the head counts it is cut into; the controls' options)."""
+        once, with the head counts it is cut into; the controls' options; the
+        heads' colours, the book's figures')."""
         weights, index, models = [], {}, []
         for option, by_heads in self.networks.items():
             for n_heads, network in sorted(by_heads.items()):
@@ -147,8 +148,11 @@ class Explorer:
                     if m["weights"] == index[key] and m["option"] == option
                 )
                 entry["heads"].append(n_heads)
+        from mha.plotting.core import HEAD_COLOURS  # matplotlib: shown, so drawn too
+
         return {
             "choice": self.choice,
+            "headColours": list(HEAD_COLOURS),
             "options": list(self.networks),
             "models": models,
             "weights": weights,

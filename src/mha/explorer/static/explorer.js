@@ -399,7 +399,8 @@
         var r = Math.floor(h / cols), c = h % cols;
         var x = left + c * (mapW + gap);
         var y = y0 + layerTitle + r * (headTitle + mapW + 10) + headTitle;
-        text("head " + h, x + mapW / 2, y - 5, FONT.head, {align: "center"});
+        text("head " + h, x + mapW / 2, y - 5, FONT.head, {align: "center", bold: true,
+                                                          head: h});
         picture.maps.push({layer: l, head: h, x: x, y: y, size: mapW, cell: cell,
                            cells: probs.map(function (row, i) {
                              return row.map(function (p, j) {
@@ -453,7 +454,7 @@
   }
 
   // Paint `picture` into `canvas` at `ratio` device pixels per CSS px, in the
-  // page's colours `ink` ({text, blocked, hatch, rowLine}) and `family`.
+  // page's colours `ink` ({text, ground, heads, blocked, hatch}) and `family`.
   function paint(canvas, picture, ink, family, ratio) {
     var w = Math.round(picture.width * ratio), h = Math.round(picture.height * ratio);
     if (canvas.width !== w || canvas.height !== h) {
@@ -505,14 +506,20 @@
           }
         });
       });
-      g.strokeStyle = ink.text;
-      g.lineWidth = 0.75;
+      g.strokeStyle = headColour(ink, map.head).frame;
+      g.lineWidth = 2;
       g.strokeRect(map.x, map.y, map.size, map.size);
       if (picture.row !== null && picture.row < map.cells.length) {
-        g.strokeStyle = ink.rowLine;
+        // In the page's text colour around its ground colour: seen on any
+        // cell, and in no head's colour.
+        // (2 px, inside the row's cells, as the outline always was.)
+        var rx = map.x + 1, ry = map.y + picture.row * map.cell + 1;
+        g.strokeStyle = ink.text;
         g.lineWidth = 2;
-        g.strokeRect(map.x + 1, map.y + picture.row * map.cell + 1, map.size - 2,
-                     map.cell - 2);
+        g.strokeRect(rx, ry, map.size - 2, map.cell - 2);
+        g.strokeStyle = ink.ground;
+        g.lineWidth = 0.75;
+        g.strokeRect(rx, ry, map.size - 2, map.cell - 2);
       }
     });
     g.imageSmoothingEnabled = false;
@@ -550,6 +557,7 @@
       }
       g.textAlign = t.align;
       g.textBaseline = t.baseline;
+      g.fillStyle = t.head === undefined ? ink.text : headColour(ink, t.head).text;
       if (t.angle) {
         g.save();
         g.translate(t.x, t.y);
@@ -560,6 +568,51 @@
         g.fillText(t.text, t.x, t.y);
       }
     });
+  }
+
+  // Head h's colours on the page (mha.plotting.core.head_colour): its frame in
+  // the head's own colour, its title in the nearest shade of it, towards the
+  // page's text colour, that reads at 4.5:1 on the page's ground (the book's
+  // figures sit on white; the explorer on the page, light or dark).
+  function headColour(ink, h) {
+    var own = ink.heads.length ? ink.heads[h % ink.heads.length] : ink.text;
+    var key = own + " " + ink.ground;
+    if (!shades.has(key)) {
+      var c = rgbOf(own), ground = rgbOf(ink.ground), towards = rgbOf(ink.text);
+      var text = c;
+      for (var t = 0.05; contrast(text, ground) < 4.5 && t <= 1; t += 0.05) {
+        text = c.map(function (v, i) { return Math.round(v + (towards[i] - v) * t); });
+      }
+      shades.set(key, {frame: own, text: "rgb(" + text.join(",") + ")"});
+    }
+    return shades.get(key);
+  }
+  var shades = new Map();
+
+  // A CSS colour as [r, g, b] (the canvas spells any colour as #rrggbb).
+  var parser = null;
+  function rgbOf(colour) {
+    parser = parser || document.createElement("canvas").getContext("2d");
+    parser.fillStyle = "#000";
+    parser.fillStyle = colour;
+    var hex = parser.fillStyle;
+    if (hex.charAt(0) !== "#") {  // rgba(...) with transparency: its channels
+      return (hex.match(/[\d.]+/g) || [0, 0, 0]).slice(0, 3).map(Number);
+    }
+    return [1, 3, 5].map(function (i) { return parseInt(hex.slice(i, i + 2), 16); });
+  }
+
+  // WCAG's contrast of two colours [r, g, b].
+  function contrast(a, b) {
+    var lum = function (c) {
+      var f = c.map(function (v) {
+        v /= 255;
+        return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4);
+      });
+      return 0.2126 * f[0] + 0.7152 * f[1] + 0.0722 * f[2];
+    };
+    var x = lum(a), y = lum(b);
+    return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05);
   }
 
   // Thin diagonal lines 5 CSS px apart over a box (clipped by the caller):
@@ -1056,8 +1109,10 @@
       var read = function (name, fallback) {
         return style.getPropertyValue(name).trim() || fallback;
       };
-      this.ink = {text: read("--mha-text", "#222"), blocked: read("--mha-blocked", "#d4d4d4"),
-                  hatch: read("--mha-hatch", "#8a8a8a"), rowLine: read("--mha-row-line", "#d55e00")};
+      this.ink = {text: read("--mha-text", "#222"), ground: read("--mha-ground", "#fff"),
+                  heads: this.data.headColours || [],
+                  blocked: read("--mha-blocked", "#d4d4d4"),
+                  hatch: read("--mha-hatch", "#8a8a8a")};
     }
     var measure = function (text, size, bold) { return textWidth(g, family, text, size, bold); };
     var width = Math.max(280, Math.min(this.width || 640, 760));
@@ -1086,6 +1141,7 @@
 
   window.mhaExplorer = {
     tokenize: tokenize, compute: compute, colour: colour, title: title, mountAll: mountAll,
+    headColour: headColour,
   };
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", mountAll);

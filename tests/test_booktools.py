@@ -85,3 +85,14 @@ def test_every_stage_has_its_commands_and_a_bad_one_is_named(monkeypatch):
         assert stages.environment(stage).items() >= stages.ONE_THREAD.items()
     with pytest.raises(ValueError, match="stage must be one of lint, unit"):
         stages.commands("nope")
+
+
+def test_colours_are_read_in_every_form_a_browser_gives_them():
+    from booktools.colours import contrast, rgb
+
+    assert rgb("#fff") == rgb("#ffffff") == rgb("rgb(255, 255, 255)") == (255, 255, 255)
+    assert rgb(" rgba(0, 114, 178, 0.5)") == (0, 114, 178)
+    assert round(contrast((0, 0, 0), (255, 255, 255)), 1) == 21.0
+    assert contrast((0, 114, 178), (0, 114, 178)) == 1.0
+    with pytest.raises(ValueError, match="colour must be .* got 'blue'"):
+        rgb("blue")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from booktools.book import fullest_explorer_page
+from booktools.colours import contrast, rgb
 from booktools.explorers import EXPLORER, options, pick, shown, wait_until_drawn
 from booktools.pages import DESKTOP, PHONE, resize, settle
 
@@ -129,21 +130,27 @@ DARK_JS = (
 )
 
 
-def test_explorers_sit_on_the_dark_page(browser, site_url):
-    """In dark mode an explorer has no light panel of its own: its labels,
-    buttons, caption and the maps' titles and labels stand on the page's dark
-    background, readable."""
+def in_the_fullest_explorer(browser, site_url, scheme: str, script: str):
+    """``script``'s answer about the fullest explorer page's first explorer,
+    drawn on a laptop's screen in colour scheme ``scheme``."""
     context = browser.new_context(
-        color_scheme="dark", viewport={"width": DESKTOP, "height": 900}
+        color_scheme=scheme, viewport={"width": DESKTOP, "height": 900}
     )
     try:
         page = context.new_page()
         page.goto(site_url + fullest_explorer_page(), wait_until="networkidle")
         root = page.locator(EXPLORER).first
         wait_until_drawn(root)
-        found = root.evaluate(DARK_JS)
+        return root.evaluate(script)
     finally:
         context.close()
+
+
+def test_explorers_sit_on_the_dark_page(browser, site_url):
+    """In dark mode an explorer has no light panel of its own: its labels,
+    buttons, caption and the maps' titles and labels stand on the page's dark
+    background, readable."""
+    found = in_the_fullest_explorer(browser, site_url, "dark", DARK_JS)
     assert found["page"] < 0.05 and found["panel"] == found["page"]
     assert len(found["contrasts"]) >= 20
     low = [(text, round(ratio, 2)) for text, ratio in found["contrasts"] if ratio < 4.5]
@@ -206,27 +213,6 @@ HEADS_JS = """(root) => {
 }"""
 
 
-def _rgb(colour: str) -> tuple[int, ...]:
-    colour = colour.strip()
-    if len(colour) == 4 and colour.startswith("#"):  # #fff
-        colour = "#" + "".join(c * 2 for c in colour[1:])
-    if colour.startswith("#"):
-        return tuple(int(colour[i : i + 2], 16) for i in (1, 3, 5))
-    return tuple(
-        int(float(v)) for v in colour[colour.index("(") + 1 : -1].split(",")[:3]
-    )
-
-
-def _contrast(a, b) -> float:
-    def luminance(rgb):
-        c = [v / 255 for v in rgb]
-        c = [v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4 for v in c]
-        return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]
-
-    high, low = sorted((luminance(a), luminance(b)), reverse=True)
-    return (high + 0.05) / (low + 0.05)
-
-
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_each_head_has_its_colour_as_in_the_book_s_figures(browser, site_url, scheme):
     """Each map's frame is drawn in its head's colour (mha.plotting.core's
@@ -235,22 +221,12 @@ def test_each_head_has_its_colour_as_in_the_book_s_figures(browser, site_url, sc
     had black frames and titles."""
     from mha.plotting.core import HEAD_COLOURS
 
-    context = browser.new_context(
-        color_scheme=scheme, viewport={"width": DESKTOP, "height": 900}
-    )
-    try:
-        page = context.new_page()
-        page.goto(site_url + fullest_explorer_page(), wait_until="networkidle")
-        root = page.locator(EXPLORER).first
-        wait_until_drawn(root)
-        found = root.evaluate(HEADS_JS)
-    finally:
-        context.close()
+    found = in_the_fullest_explorer(browser, site_url, scheme, HEADS_JS)
     assert found["heads"] == list(HEAD_COLOURS)
     assert len(found["maps"]) >= 2
-    ground = _rgb(found["ground"])
+    ground = rgb(found["ground"])
     for m in found["maps"]:
-        own = _rgb(HEAD_COLOURS[m["head"]])
-        assert _rgb(m["frame"]) == own, m
+        own = rgb(HEAD_COLOURS[m["head"]])
+        assert rgb(m["frame"]) == own, m
         assert max(abs(a - b) for a, b in zip(m["pixel"], own, strict=True)) <= 40, m
-        assert _contrast(_rgb(m["text"]), ground) >= 4.5, m
+        assert contrast(rgb(m["text"]), ground) >= 4.5, m

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from booktools.book import PAGES
+from booktools.colours import contrast, rgb
 
 pytestmark = pytest.mark.browser
 
@@ -173,17 +174,4 @@ def test_figure_captions_are_as_easy_to_read_as_the_prose(open_page):
     )
     assert all(weight >= prose for weight, _ in found), (prose, found)
     for _, colour in found:
-        r, g, b = (int(v) for v in colour[4:-1].split(",")[:3])
-        assert contrast((r, g, b), (255, 255, 255)) >= 4.5, colour
-
-
-def contrast(one: tuple, other: tuple) -> float:
-    """WCAG's contrast ratio of two sRGB colours."""
-
-    def luminance(rgb):
-        c = [v / 255 for v in rgb]
-        c = [v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4 for v in c]
-        return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]
-
-    high, low = sorted((luminance(one), luminance(other)), reverse=True)
-    return (high + 0.05) / (low + 0.05)
+        assert contrast(rgb(colour), (255, 255, 255)) >= 4.5, colour

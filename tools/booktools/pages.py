@@ -260,10 +260,10 @@ def part_one() -> list[str]:
 # that holds them. Each: its width, its box's, and its widest line or text.
 TOO_WIDE = """() => {
     const article = document.querySelector('.bd-article');
-    const printed = [...article.querySelectorAll(
+    const outputs = [...article.querySelectorAll(
         'div.cell_output :is(div.output.stream, div.output.text_plain) pre')]
-        .filter(pre => !pre.closest('.mha-explorer'))
-        .filter(pre => pre.scrollWidth > pre.clientWidth + 1)
+        .filter(pre => !pre.closest('.mha-explorer'));
+    const printed = outputs.filter(pre => pre.scrollWidth > pre.clientWidth + 1)
         .map(pre => [pre.scrollWidth, pre.clientWidth, pre.textContent.split('\\n')
             .reduce((a, b) => a.length >= b.length ? a : b).trim().slice(0, 80)]);
     const tables = [...article.querySelectorAll('table')].map(table => {
@@ -277,9 +277,7 @@ TOO_WIDE = """() => {
     // where it starts, so that a tensor's rows still read as rows: the first
     // character of each wrapped part against the line's own first character.
     const rows = [];
-    for (const pre of article.querySelectorAll(
-            'div.cell_output :is(div.output.stream, div.output.text_plain) pre')) {
-        if (pre.closest('.mha-explorer')) continue;
+    for (const pre of outputs) {
         const walker = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT);
         const range = document.createRange();
         let line = '', start = null, top = null, first = true;

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from booktools.book import ROOT, fullest_explorer_page
 from booktools.chromium import launch
-from booktools.explorers import explorer_call, options, pick, type_sentence
+from booktools.explorers import control, explorer_call, options, pick
 from booktools.lab import LiveExplorer, jupyterlab, open_notebook, run_all
 
 PLAYGROUND = ROOT / fullest_explorer_page().replace(".html", ".ipynb")
@@ -61,8 +61,9 @@ def latencies(rounds: int = 5, pause: float = READER_PAUSE) -> dict[str, list[fl
             page.wait_for_timeout(1000 * pause)
             for _ in range(rounds):
                 for kind, name, value in STEPS:
-                    if name == "text":
-                        act = lambda: type_sentence(root, value)  # noqa: E731, B023
+                    if name == "text":  # typed first: the change is its Enter
+                        control(root, "text").fill(value)
+                        act = lambda: control(root, "text").press("Enter")  # noqa: E731, B023
                     else:
                         index = value % len(options(root, name))
                         act = lambda: pick(root, name, index)  # noqa: E731, B023

@@ -175,3 +175,31 @@ def test_figure_captions_are_as_easy_to_read_as_the_prose(open_page):
     assert all(weight >= prose for weight, _ in found), (prose, found)
     for _, colour in found:
         assert contrast(rgb(colour), (255, 255, 255)) >= 4.5, colour
+
+
+UNDERSCORED_LINKS = """() => [...document.querySelectorAll('.bd-article a')]
+    .filter(a => { const c = a.querySelector('code'); return c && c.textContent.includes('_'); })
+    .map(a => {
+        const code = a.querySelector('code'), s = getComputedStyle(code);
+        const g = document.createElement('canvas').getContext('2d');
+        g.font = s.fontSize + ' ' + s.fontFamily;
+        const line = getComputedStyle(a);
+        return {text: code.textContent,
+                // how far below the baseline the underscore's ink reaches
+                underscore: g.measureText('_').actualBoundingBoxDescent,
+                // where the link's underline starts below the baseline
+                underline: parseFloat(line.textUnderlineOffset),
+                offset: line.textUnderlineOffset};
+    })"""
+
+
+def test_a_link_s_underline_runs_below_the_underscores_of_its_code(open_page):
+    """A link made of code (``circuits.ov_circuit``) is underlined below its
+    underscores, not through them: else ``ov_circuit`` reads ``ov circuit``."""
+    page, _ = open_page("book/07_trained_heads.html", width=390)
+    links = page.evaluate(UNDERSCORED_LINKS)
+    assert len(links) >= 3, links
+    hidden = [
+        link for link in links if not link["underline"] >= link["underscore"] + 1
+    ]
+    assert hidden == [], hidden[:3]

@@ -785,6 +785,7 @@
     var box = this.canvas.parentNode;
     this.width = box.clientWidth;
     this.show(this.state);
+    this.warm();
     if (window.ResizeObserver) {
       new ResizeObserver(function (entries) {
         var width = Math.floor(entries[0].contentRect.width);
@@ -1120,6 +1121,37 @@
                           measure);
     this.picture.ink = this.ink;
     paint(this.canvas, this.picture, this.ink, family, window.devicePixelRatio || 1);
+  };
+
+  // In the browser's idle time after the first picture, one model at a time:
+  // each model's weights decoded and a setting of it computed and laid out
+  // once (not painted), so that the reader's first change of model waits for
+  // neither the decoding nor the first run of its code.
+  Explorer.prototype.warm = function () {
+    var self = this, s = this.state, todo = this.data.models.slice();
+    var later = window.requestIdleCallback || function (f) {
+      return setTimeout(function () { f({timeRemaining: function () { return 10; }}); }, 50);
+    };
+    var next = function (deadline) {
+      while (todo.length && deadline.timeRemaining() > 4) {
+        var m = todo.shift(), sentence = self.data.sentences[0];
+        try {
+          var result = compute(self.data, {option: m.option, nHeads: m.heads[0],
+                                           mask: s.mask, nPad: s.nPad, sentence: sentence});
+          layout(result, self.width || 640, {title: "", row: null}, function (t, size, bold) {
+            return textWidth(self.canvas.getContext("2d"), self.family, t, size, bold);
+          });
+        } catch (error) {
+          if (!(error instanceof Problem)) {
+            throw error;
+          }
+        }
+      }
+      if (todo.length) {
+        later(next);
+      }
+    };
+    later(next);
   };
 
   // The word described first: where a readout reads its answer, else the last.

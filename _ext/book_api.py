@@ -17,9 +17,21 @@ A Sphinx extension for two things ``autodoc_typehints: description`` does:
   first list that has them only, and puts every list's fields in the usual
   order: parameters, then what is returned, then what is raised (the types
   were added after a docstring's own Raises).
+- A dataclass whose docstring describes every field under ``Attributes``
+  (``mha.training.task.Reading``) had its fields twice: as the parameters
+  of its ``__init__``, with their types alone, and as its attributes, with
+  their types and descriptions. Its entry now lists them once, as
+  attributes (the signature still names them).
+- A type alias is documented as data (``mha.training.task.Draw``), and the
+  Python domain looks a type up among classes only: where an annotation
+  names the alias, the link now finds its entry.
 """
 
 from __future__ import annotations
+
+import dataclasses
+import inspect
+import re
 
 from docutils import nodes
 
@@ -37,6 +49,7 @@ def setup(app):
     app.connect("autodoc-process-signature", forget_call_signature, priority=600)
     # After sphinx.ext.autodoc.typehints.merge_typehints (priority 500).
     app.connect("object-description-transform", keep_fields_once, priority=600)
+    app.connect("missing-reference", link_type_alias)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
 
 
@@ -75,5 +88,31 @@ def _place(field) -> int:
 
 def forget_call_signature(app, objtype, name, obj, options, signature, annotation):
     """A constant's entry (``objtype`` data or attribute) gets no parameters."""
-    if objtype in DATA:
+    if objtype in DATA or (objtype == "class" and fields_are_attributes(obj)):
         app.env.temp_data.get("annotations", {}).pop(name, None)
+
+
+def fields_are_attributes(obj) -> bool:
+    """Whether ``obj`` is a dataclass whose docstring's ``Attributes`` section
+    describes each of its fields."""
+    if not (inspect.isclass(obj) and dataclasses.is_dataclass(obj)):
+        return False
+    section = re.search(
+        r"^Attributes:\n((?:[ \t]+.*\n?|\n)*)", inspect.getdoc(obj) or "", re.M
+    )
+    if not section:
+        return False
+    # "name:", "name (type):" and "steps, batch_size, lr:" at the first indent
+    names = re.findall(r"^[ \t]{4}(\w+(?:, \w+)*)(?: \(.*\))?:", section.group(1), re.M)
+    described = {name for group in names for name in group.split(", ")}
+    return {field.name for field in dataclasses.fields(obj)} <= described
+
+
+def link_type_alias(app, env, node, contnode):
+    """A type that names no class, linked to the data of that name (a type
+    alias), or ``None`` (Sphinx then reports the reference as missing)."""
+    if node.get("refdomain") != "py" or node.get("reftype") != "class":
+        return None
+    return env.get_domain("py").resolve_xref(
+        env, node["refdoc"], app.builder, "data", node["reftarget"], node, contnode
+    )

@@ -48,7 +48,7 @@ def mathml(tex: str, display: bool, node) -> str:
             f"formula could not be converted to MathML ({error}): {tex}", location=node
         )
         return f"<code>{html.escape(tex)}</code>"
-    markup = _as_functions(markup, tex)
+    markup = _as_symbols(_as_functions(markup, tex))
     annotation = (
         f'<annotation encoding="application/x-tex">{html.escape(tex)}</annotation>'
     )
@@ -70,6 +70,18 @@ def _as_functions(markup: str, tex: str) -> str:
     readers also read as one."""
     for name in set(OPERATOR_NAME.findall(tex)):
         markup = markup.replace(f"<mo>{name}</mo>", f"<mi>{name}</mi><mo>&#x2061;</mo>")
+    return markup
+
+
+# Symbols TeX sets as ordinary ones (no space around them) that latex2mathml
+# writes as operators, which a browser spaces: "− ∞" for -\infty.
+SYMBOLS = ("&#x0221E;",)  # infinity
+
+
+def _as_symbols(markup: str) -> str:
+    """Each of :data:`SYMBOLS` as an identifier (``<mi>``), as TeX spaces it."""
+    for symbol in SYMBOLS:
+        markup = markup.replace(f"<mo>{symbol}</mo>", f"<mi>{symbol}</mi>")
     return markup
 
 

@@ -172,6 +172,12 @@ def test_an_operator_name_is_drawn_as_a_function_s_name():
     assert "<mi>e</mi>" in markup  # the rest as it was
 
 
+def test_infinity_is_an_ordinary_symbol_not_a_spaced_operator():
+    markup = book_math.mathml(r"e^{-\infty} = 0", False, None)
+    assert "<mrow><mo>&#x02212;</mo><mi>&#x0221E;</mi></mrow>" in markup, markup
+    assert "<mo>&#x0221E;</mo>" not in markup
+
+
 def test_the_contents_panel_s_code_breaks_after_its_dots_too():
     contents = publish_doctree("``F.scaled_dot_product_attention``")
     app = SimpleNamespace(env=SimpleNamespace(tocs={"page": contents}, docname="page"))
@@ -246,3 +252,74 @@ def test_a_constant_keeps_no_parameters_of_its_call():
     assert recorded == {"m.f": {"x": "int"}, "m.C.g": {}}
     app.env.temp_data = {}  # nothing recorded yet: nothing to drop
     book_api.forget_call_signature(app, "attribute", "m.C.a", None, None, "", "")
+
+
+def test_a_dataclass_whose_fields_are_its_attributes_lists_them_once():
+    """A dataclass that describes every field under Attributes keeps no
+    parameters (its fields would be listed twice); one that leaves a field
+    out, or any other class, keeps them."""
+    import dataclasses
+
+    @dataclasses.dataclass
+    class Described:
+        """A thing.
+
+        Attributes:
+            name: its name.
+            steps, lr (float): how it trains.
+        """
+
+        name: str
+        steps: int
+        lr: float
+
+    @dataclasses.dataclass
+    class Partly:
+        """A thing.
+
+        Attributes:
+            name: its name.
+        """
+
+        name: str
+        size: int
+
+    class Plain:
+        """Not a dataclass.
+
+        Attributes:
+            name: its name.
+        """
+
+    recorded = {"m.Described": {"name": "str"}, "m.Partly": {"name": "str"},
+                "m.Plain": {"name": "str"}}  # fmt: skip
+    app = type("App", (), {})()
+    app.env = type("Env", (), {"temp_data": {"annotations": recorded}})()
+    for name, cls in (("m.Described", Described), ("m.Partly", Partly),
+                      ("m.Plain", Plain)):  # fmt: skip
+        book_api.forget_call_signature(app, "class", name, cls, None, "", "")
+    assert set(recorded) == {"m.Partly", "m.Plain"}
+
+
+def test_a_type_that_names_no_class_is_looked_up_as_data():
+    """A Python type reference Sphinx found no class for is looked up among
+    data (a type alias); any other missing reference is left missing."""
+    asked = []
+
+    class Domain:
+        def resolve_xref(self, env, doc, builder, kind, target, node, contnode):
+            asked.append((kind, target))
+            return "link" if target == "m.Draw" else None
+
+    env = type("Env", (), {"get_domain": lambda self, name: Domain()})()
+    app = type("App", (), {"builder": None})()
+
+    def node(target, domain="py", kind="class"):
+        return {"refdomain": domain, "reftype": kind, "reftarget": target,
+                "refdoc": "api"}  # fmt: skip
+
+    assert book_api.link_type_alias(app, env, node("m.Draw"), None) == "link"
+    assert book_api.link_type_alias(app, env, node("m.Nothing"), None) is None
+    assert book_api.link_type_alias(app, env, node("m.f", kind="func"), None) is None
+    assert book_api.link_type_alias(app, env, node("x", domain="std"), None) is None
+    assert asked == [("data", "m.Draw"), ("data", "m.Nothing")]

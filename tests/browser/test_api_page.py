@@ -3,6 +3,8 @@ is documented there, and nothing on it names the machine that built it."""
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
 import inspect
 import pkgutil
 import re
@@ -139,3 +141,43 @@ def test_every_entry_s_fields_read_parameters_returns_raises(site_dir):
         if places != sorted(places):
             out_of_order.append((entry.dt.get("id"), names))
     assert out_of_order == []
+
+
+def test_no_entry_names_a_private_module(site_dir):
+    """A type is named where a reader imports it from (``torch.Generator``),
+    not by its private home (``torch._C.Generator``, which an expanded type
+    alias showed), and no entry links into a private module of mha."""
+    text = (site_dir / "book" / "api.html").read_text()
+    private = sorted(set(re.findall(r"\b(?:torch|mha)(?:\.\w+)*\._\w+", text)))
+    assert private == [], private
+
+
+def test_no_class_lists_a_name_as_parameter_and_as_attribute(site_dir):
+    """A dataclass's fields are listed once: as its attributes, with their
+    descriptions (RunningExample, both Readings and Task listed them also as
+    parameters, with their types alone, until _ext/book_api.py)."""
+    from bs4 import BeautifulSoup
+
+    page = BeautifulSoup((site_dir / "book" / "api.html").read_text(), "html.parser")
+    twice, dataclasses_seen = [], 0
+    for entry in page.select("dl.py.class"):
+        module, _, name = entry.dt.get("id").rpartition(".")
+        if not dataclasses.is_dataclass(getattr(importlib.import_module(module), name)):
+            continue  # (a class's parameters may differ from its attributes)
+        dataclasses_seen += 1
+        (body,) = entry.find_all("dd", recursive=False)
+        params = {
+            strong.get_text(strip=True)
+            for field_list in body.find_all("dl", class_="field-list", recursive=False)
+            for dt in field_list.find_all("dt", recursive=False)
+            if dt.get_text(strip=True).startswith("Parameters")
+            for strong in dt.find_next_sibling("dd").select("strong")
+        }
+        attributes = {
+            dt.get("id", "").rsplit(".", 1)[-1]
+            for dt in body.select("dl.py.attribute > dt")
+        }
+        if params & attributes:
+            twice.append((entry.dt.get("id"), sorted(params & attributes)))
+    assert dataclasses_seen >= 4  # RunningExample, Task, the two Readings
+    assert twice == []

@@ -240,6 +240,17 @@ def heatmap(
     ``(rows, cols)``, ``True`` where the key is blocked) cells are drawn in the
     book's look for a blocked key (:data:`BLOCKED_FACE`, hatched, no number);
     NaN cells print :data:`NAN_TEXT`. Returns the image (for a colour bar).
+
+    Args:
+        ax: the matplotlib axes to draw into.
+        matrix: ``(rows, cols)``, the values.
+        vmin, vmax: the ends of the colour scale (unused with ``norm``).
+        annotate: print each value in its cell.
+        fmt: the format of a printed value.
+        fontsize: the printed values' size in points.
+        cmap: the colour map's name.
+        norm: a matplotlib normalisation, in place of ``vmin`` and ``vmax``.
+        blocked: ``(rows, cols)`` bool, ``True`` where a key is blocked.
     """
     hidden = matrix.isnan()
     if blocked is not None:

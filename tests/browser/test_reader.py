@@ -199,7 +199,5 @@ def test_a_link_s_underline_runs_below_the_underscores_of_its_code(open_page):
     page, _ = open_page("book/07_trained_heads.html", width=390)
     links = page.evaluate(UNDERSCORED_LINKS)
     assert len(links) >= 3, links
-    hidden = [
-        link for link in links if not link["underline"] >= link["underscore"] + 1
-    ]
+    hidden = [link for link in links if not link["underline"] >= link["underscore"] + 1]
     assert hidden == [], hidden[:3]

@@ -346,7 +346,9 @@ PHONE_PROBABILITY_TICKS = (0.0, 0.05, 0.2, 0.5, 1.0)
 # --- Attention maps ------------------------------------------------------------------
 
 
-def blocked_keys(mask, shape: tuple[int, int, int], name: str = "mask") -> torch.Tensor:
+def blocked_keys(
+    mask: torch.Tensor, shape: tuple[int, int, int], name: str = "mask"
+) -> torch.Tensor:
     """``mask`` (the package's convention: ``True`` or 1 = may attend,
     broadcastable to ``shape``, ``(n_maps, q_len, k_len)``) as a bool tensor of
     ``shape``, ``True`` where the key is blocked."""

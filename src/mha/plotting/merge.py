@@ -81,7 +81,7 @@ def weighted_values_figure(
     ax_p.set_yticks(rows, labels=list(key_tokens), fontsize=10)
     ax_p.invert_yaxis()
     ax_p.set_xlim(0, float(probs.max()) + 0.15)  # room for the largest one's number
-    ax_p.set_xlabel(f"{PROBABILITY} p_j", fontsize=10)
+    ax_p.set_xlabel(f"{PROBABILITY} $p_j$", fontsize=10)
     ax_p.set_ylabel(KEY_AXIS, fontsize=10)
     ax_p.set_title(f"Weights of the query '{query_token}'", fontsize=11)
 
@@ -120,7 +120,7 @@ def weighted_values_figure(
             color=COLOURS[5],
             edgecolor="#222222",
             zorder=2,
-            label="value v_j (area ∝ p_j)" if j == 0 else None,
+            label=r"value $v_j$ (area ∝ $p_j$)" if j == 0 else None,
         )
     ax_v.scatter(
         [float(mixed[0])],
@@ -130,7 +130,7 @@ def weighted_values_figure(
         color=COLOURS[1],
         edgecolor="#222222",
         zorder=3,
-        label=f"Σ p_j v_j (output for '{query_token}')",
+        label=rf"$\Sigma_j\, p_j v_j$ (output for '{query_token}')",
     )
     ax_v.set_xlabel("feature 0 of the head", fontsize=10)
     ax_v.set_ylabel("feature 1 of the head", fontsize=10)

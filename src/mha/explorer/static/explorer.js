@@ -1127,31 +1127,35 @@
   // each model's weights decoded and a setting of it computed and laid out
   // once (not painted), so that the reader's first change of model waits for
   // neither the decoding nor the first run of its code.
+  // (At least one model per call, more while the idle time lasts; where the
+  // browser has no idle callback, as Safari, one model per timer.)
   Explorer.prototype.warm = function () {
     var self = this, s = this.state, todo = this.data.models.slice();
+    var g = this.canvas.getContext("2d"), sentence = this.data.sentences[0];
+    var measure = function (t, size, bold) { return textWidth(g, self.family, t, size, bold); };
     var later = window.requestIdleCallback || function (f) {
-      return setTimeout(function () { f({timeRemaining: function () { return 10; }}); }, 50);
+      return setTimeout(function () { f({timeRemaining: function () { return 0; }}); }, 50);
     };
     var next = function (deadline) {
-      while (todo.length && deadline.timeRemaining() > 4) {
-        var m = todo.shift(), sentence = self.data.sentences[0];
+      do {
+        var m = todo.shift();
         try {
           var result = compute(self.data, {option: m.option, nHeads: m.heads[0],
                                            mask: s.mask, nPad: s.nPad, sentence: sentence});
-          layout(result, self.width || 640, {title: "", row: null}, function (t, size, bold) {
-            return textWidth(self.canvas.getContext("2d"), self.family, t, size, bold);
-          });
+          layout(result, self.width || 640, {title: "", row: null}, measure);
         } catch (error) {
           if (!(error instanceof Problem)) {
             throw error;
           }
         }
-      }
+      } while (todo.length && deadline.timeRemaining() > 4);
       if (todo.length) {
         later(next);
       }
     };
-    later(next);
+    if (todo.length) {
+      later(next);
+    }
   };
 
   // The word described first: where a readout reads its answer, else the last.

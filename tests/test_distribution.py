@@ -236,6 +236,7 @@ def test_the_committed_config_has_no_address_yet():
     assert book["repository"]["url"] == ""
 
 
+@pytest.mark.slow
 def test_with_an_address_every_button_appears(tmp_path):
     found = links(built_chapter(tmp_path, "https://github.com/someone/the-book"))
     repo = "https://github.com/someone/the-book"

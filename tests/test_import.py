@@ -7,6 +7,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 HEAVY = ("matplotlib", "PIL", "ipywidgets", "IPython")
 
 
@@ -25,6 +27,7 @@ def test_import_mha_loads_no_figure_or_widget_library():
     assert loaded_after("import mha; mha.MultiHeadAttention(8, 2)") == set()
 
 
+@pytest.mark.slow
 def test_the_figures_load_when_first_used():
     assert "matplotlib" in loaded_after("import mha; mha.display_attention")
     assert "matplotlib" in loaded_after("import mha; mha.plotting.CMAP")

@@ -49,6 +49,7 @@ def diff(before: str, after: str) -> list[str]:
     ]
 
 
+@pytest.mark.slow
 def test_what_a_figure_draws_changes_its_fingerprint(figure):
     base = repr(figure())
     assert base == plotting.fingerprint(figure())  # a repeatable function of the figure

@@ -51,6 +51,7 @@ def labels_under_the_star(fig) -> list[str]:
     return under
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("head", range(4))
 def test_weighted_values_labels_are_apart_and_off_the_star(example, head):
     """For every query of the head (sentence 0), in the desk's and the phone's

@@ -308,6 +308,7 @@ def test_a_wheel_holds_what_src_holds_whatever_build_held(tmp_path):
     assert not (checkout / "build").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(
     os.name == "nt",
     reason="shares this environment's packages through "

@@ -12,6 +12,7 @@ import re
 import pytest
 
 import mha
+from booktools.book import PAGES
 
 pytestmark = pytest.mark.browser
 
@@ -181,3 +182,28 @@ def test_no_class_lists_a_name_as_parameter_and_as_attribute(site_dir):
             twice.append((entry.dt.get("id"), sorted(params & attributes)))
     assert dataclasses_seen >= 4  # RunningExample, Task, the two Readings
     assert twice == []
+
+
+def test_the_sample_axe_checks_has_every_style_of_the_page(site_dir):
+    """The sections of the API page that axe checks (``API_SAMPLE``) hold
+    every kind of element, with its classes, that the page's text has (code
+    blocks aside, checked on their own), so a colour the page gives text is
+    in what axe sees."""
+    from bs4 import BeautifulSoup
+
+    from booktools.pages import API_SAMPLE
+
+    article = BeautifulSoup(
+        (site_dir / PAGES["api"]).read_text(), "html.parser"
+    ).select_one("article")
+
+    def kinds(element) -> set:
+        return {
+            (e.name, " ".join(sorted(e.get("class", []))))
+            for e in element.find_all(True)
+            if not e.find_parent(class_="highlight")
+            and "highlight" not in e.get("class", [])
+        } - {("section", ""), ("h1", ""), ("section", "mathjax_ignore tex2jax_ignore")}
+
+    sampled = set().union(*(kinds(article.find(id=section)) for section in API_SAMPLE))
+    assert kinds(article) - sampled == set()

@@ -19,6 +19,7 @@ from booktools.explorers import (
     type_sentence,
     wait_until_drawn,
 )
+from booktools.pages import open_page
 
 pytestmark = pytest.mark.browser
 
@@ -46,19 +47,26 @@ CASES = [
 ]  # fmt: skip
 
 
-@pytest.fixture
-def explorer(open_page):
-    page, log = open_page(fullest_explorer_page())
+@pytest.fixture(scope="module")
+def explorer(browser, site_url):
+    """The fullest explorer of the site, opened once for the cases of this
+    module (a case leaves the page as it found it, or as a good sentence
+    typed leaves it)."""
+    page, log = open_page(browser, site_url, fullest_explorer_page())
     root = page.locator(EXPLORER).first
     wait_until_drawn(root)
     root.scroll_into_view_if_needed()
-    return page, log, root
+    yield page, log, root
+    page.context.close()
 
 
 @pytest.mark.parametrize(("text", "says"), BAD, ids=CASES)
 def test_bad_input_gets_a_message_and_the_picture_stays(explorer, text, says):
     page, log, root = explorer
+    # The message of a case before cleared: the sentence of the list typed.
+    type_sentence(root, control(root, "sentence").input_value())
     before = shown(root)
+    assert before["message"] == ""
     type_sentence(root, text)
     page.wait_for_function(
         "r => r.querySelector('.mha-message').textContent", arg=root.element_handle()
@@ -75,8 +83,10 @@ def test_bad_input_gets_a_message_and_the_picture_stays(explorer, text, says):
 
 def test_after_bad_input_a_good_sentence_and_tapped_words_show(explorer):
     page, log, root = explorer
+    words = root.locator("details.mha-words")
+    words.evaluate("d => { d.open = false; }")  # as a case before may have left it
     type_sentence(root, "the cat")
-    assert root.locator("details.mha-words").get_attribute("open") is not None
+    assert words.get_attribute("open") is not None
     type_sentence(root, "what will come next")
     now = shown(root)
     assert now["message"] == "" and now["state"]["sentence"] == "what will come next"

@@ -128,6 +128,7 @@ def check_markup_closely(page, first_exercise: str) -> None:
     assert not setup.locator(".jp-InputArea-editor").is_visible()
 
 
+@pytest.mark.slow
 def test_every_chapter_reads_in_jupyterlab_as_on_the_site(browser):
     numbers = lab_markup.chapter_numbers()
     problems = []

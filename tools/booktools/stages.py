@@ -52,6 +52,11 @@ LINTED = ["src", "tools", "tests", "benchmarks", "book", "scripts", "_ext"]
 # on each other at every small operation (chapter 8's training took 255 s
 # under nbval that way, 8 s alone).
 WORKERS = ["-n", "2"]
+# The unit and browser tests handed out as the workers free up ("worksteal":
+# a worker that runs out takes tests queued for the other), the longest first
+# (``slow``, tests/conftest.py): neither worker waits alone at the end, as
+# one did when each had a fixed share (a fifth of the unit tests' time).
+SHARED_OUT = ["--dist", "worksteal"]
 ONE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 _BIN = Path(sys.executable).parent
@@ -109,7 +114,9 @@ def commands(stage: str) -> list[list[str]]:
         ruff = [sys.executable, "-m", "ruff"]
         return [[*ruff, "check", *LINTED], [*ruff, "format", "--check", *LINTED]]
     if stage == "unit":
-        return [[*_PYTEST, "-p", "no:nbval", *WORKERS, "-m", "not browser"]]
+        return [
+            [*_PYTEST, "-p", "no:nbval", *WORKERS, *SHARED_OUT, "-m", "not browser"]
+        ]
     if stage == "nbval":
         return [nbval_command()]
     if stage == "book":
@@ -118,7 +125,7 @@ def commands(stage: str) -> list[list[str]]:
         build = [str(_BIN / "jupyter-book"), "build", ".", "-W", "-n", "--keep-going"]
         return [[*build, "--all"]]
     if stage == "browser":
-        return [[*_PYTEST, *WORKERS, "-m", "browser"]]
+        return [[*_PYTEST, *WORKERS, *SHARED_OUT, "-m", "browser"]]
     raise ValueError(f"stage must be one of {', '.join(STAGES)}, got {stage!r}")
 
 

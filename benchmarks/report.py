@@ -100,9 +100,11 @@ def test_loop(times: dict[str, tuple[float, float, float | None, bool]]) -> str:
     verdict = "met" if total <= bench_loop.TARGET else "**missed**"
     if failed:
         verdict += f" (but {', '.join(failed)} failed: the time is of a failing run)"
+    before = bench_loop.BEFORE
     rows = "\n".join(
-        f"| `make {stage}`{'' if passed else ' (failed)'} | {wall:.1f} s "
-        f"| {wall / total:.0%} | {cpu:.1f} s | {'–' if busy is None else f'{busy:.0%}'} |"
+        f"| `make {stage}`{'' if passed else ' (failed)'} | {before[stage]:.1f} s "
+        f"| {wall:.1f} s | {wall / total:.0%} | {cpu:.1f} s "
+        f"| {'–' if busy is None else f'{busy:.0%}'} |"
         for stage, (wall, cpu, busy, passed) in times.items()
     )
     return (
@@ -113,9 +115,15 @@ def test_loop(times: dict[str, tuple[float, float, float | None, bool]]) -> str:
         "test` does). CPU time: user and system time of everything the stage ran "
         "(at most twice the wall time on 2 cores); CPU busy: the share of the "
         "machine's CPU time that was busy meanwhile, other work included.\n\n"
-        "| stage | wall time | share | CPU time | CPU busy (both cores) |\n"
-        "|---|---:|---:|---:|---:|\n"
-        f"{rows}\n| **`make test`** | **{total:.1f} s** | | **{cpu_total:.1f} s** | |\n\n"
+        "Before: the wall times of commit f612f04, on the same machine, when each "
+        "of the two workers of the unit and the browser tests had a fixed share "
+        "of them (now a worker that runs out takes tests queued for the other, "
+        "the longest first).\n\n"
+        "| stage | wall time before | wall time | share | CPU time "
+        "| CPU busy (both cores) |\n"
+        "|---|---:|---:|---:|---:|---:|\n"
+        f"{rows}\n| **`make test`** | **{sum(before.values()):.1f} s** "
+        f"| **{total:.1f} s** | | **{cpu_total:.1f} s** | |\n\n"
         f"Target: `make test` ≤ 3 minutes on 2 cores — {verdict}.\n"
     )
 

@@ -1,11 +1,12 @@
-"""The built site's size: in all, the vendored font, the explorers' frames,
-and each page's weight (its HTML and the images it names).
+"""The built site's size: in all, the vendored font, the explorers' front
+end, and each page's weight (its HTML and the images it names).
 
     python benchmarks/bench_site.py
 """
 
 from __future__ import annotations
 
+import gzip
 import re
 from pathlib import Path
 
@@ -13,12 +14,13 @@ from booktools import book
 
 
 def measure(site: Path = book.SITE) -> dict:
-    """``{"total", "vendored", "frames", "frame_count": bytes or a count,
-    "pages": [(page, html bytes, image bytes), ...]}`` of the built site."""
+    """``{"total", "vendored": bytes, "front_end": (bytes, gzipped bytes),
+    "pages": [(page, html bytes, image bytes), ...]}`` of the built site
+    (the front end: the explorers' script and style sheet)."""
     total = sum(f.stat().st_size for f in site.rglob("*") if f.is_file())
     fonts = site / "_static" / "fonts"
     vendored = sum(f.stat().st_size for f in fonts.rglob("*") if f.is_file())
-    frames = list((site / "_images" / "explorer").glob("*"))
+    front_end = [site / "_static" / name for name in ("explorer.js", "explorer.css")]
     pages = []
     for path in book.html_pages():
         page = site / path
@@ -38,8 +40,10 @@ def measure(site: Path = book.SITE) -> dict:
     return {
         "total": total,
         "vendored": vendored,
-        "frames": sum(f.stat().st_size for f in frames),
-        "frame_count": len(frames),
+        "front_end": (
+            sum(f.stat().st_size for f in front_end),
+            sum(len(gzip.compress(f.read_bytes())) for f in front_end),
+        ),
         "pages": pages,
     }
 

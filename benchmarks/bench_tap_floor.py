@@ -9,7 +9,8 @@ The phone of ``bench_first_tap.py`` (390 px touch screen, slow 4G, a 4x
 slower CPU). Each page is opened in a fresh browser context once per variant
 and round (the variants in turn, so that all see the same load), the
 explorer is changed in the page as the variant says, and every kind of
-change the explorer shows is made three times, 0.3 s apart. Three variants:
+change the explorer shows is made three times, 0.3 s apart. Three variants
+of the explorer:
 
 - *explorer*: as the site has it;
 - *no repaint*: the explorer computes the setting and updates its controls
@@ -17,6 +18,12 @@ change the explorer shows is made three times, 0.3 s apart. Three variants:
 - *nothing*: the explorer only takes the new setting as its state; the
   browser still handles the touch, the control's new look, style, layout,
   paint and compositing of the page: the floor under any explorer.
+
+Each on two pages: the chapter as the site has it, and the *explorer alone*:
+the same page with everything but the explorer's cell taken out once it has
+loaded (the chapter's other cells, the header, the side bars, the footer),
+so that what is left is the browser's handling of a tap and the explorer's
+own work.
 
 Latency as ``bench_first_tap.py`` counts it (from the event that makes the
 change to the first frame painted after it) and the main thread's CPU time
@@ -58,25 +65,45 @@ VARIANTS = {
 }
 
 
+# The page: as it is, or with everything but the explorer's cell taken out.
+PAGE_VARIANTS = {
+    "chapter": None,
+    "explorer alone": """() => {
+        const keep = document.querySelector('.mha-explorer').closest('.cell');
+        document.querySelectorAll('.bd-article > *, .bd-article section > *')
+            .forEach(e => { if (!e.contains(keep) && !keep.contains(e)) e.remove(); });
+        document.querySelectorAll('.bd-header, .bd-sidebar-primary, '
+            + '.bd-sidebar-secondary, .bd-footer, .bd-footer-article, footer, '
+            + '.prev-next-area').forEach(e => e.remove());
+        window.scrollTo(0, 0);
+    }""",
+}
+
+
 def measure(pages: list[str]) -> dict:
-    """{page: {variant: {"latency": [ms, ...], "cpu": [ms, ...]}}}."""
+    """{page: {(page variant, variant): {"latency": [ms, ...], "cpu": [ms, ...]}}}."""
     from playwright.sync_api import sync_playwright
 
-    found = {page: {v: {"latency": [], "cpu": []} for v in VARIANTS} for page in pages}
+    arms = [(where, v) for where in PAGE_VARIANTS for v in VARIANTS]
+    found = {page: {arm: {"latency": [], "cpu": []} for arm in arms} for page in pages}
     with serve(SITE, gzip=True) as url, sync_playwright() as playwright:
         browser = launch(playwright)
         for page in pages:
             for _ in range(ROUNDS):
-                for variant, change in VARIANTS.items():
+                for where, variant in arms:
                     tab = Tab(browser, url + page, phone=True)
-                    if change:
-                        tab.root.evaluate(change)
+                    if PAGE_VARIANTS[where]:
+                        tab.page.evaluate(PAGE_VARIANTS[where])
+                        tab.page.wait_for_timeout(600)  # quiet again
+                    if VARIANTS[variant]:
+                        tab.root.evaluate(VARIANTS[variant])
                     kinds = [k for k in tab.kinds() if k != "typed"]
                     for _ in range(3):
                         for kind in kinds:
                             tab.page.wait_for_timeout(300)
-                            found[page][variant]["latency"].append(tab.tap(kind))
-                            found[page][variant]["cpu"].append(tab.cpu)
+                            got = found[page][where, variant]
+                            got["latency"].append(tab.tap(kind))
+                            got["cpu"].append(tab.cpu)
                     tab.close()
             print(page, found[page], file=sys.stderr)
         browser.close()
@@ -89,14 +116,15 @@ def _p90(values: list[float]) -> float:
 
 def table(found: dict) -> str:
     rows = [
-        "| page | variant | taps | latency: median, p90 | main-thread CPU: median, p90 |",
-        "|---|---|---:|---:|---:|",
+        "| page | on | explorer | taps | latency: median, p90 "
+        "| main-thread CPU: median, p90 |",
+        "|---|---|---|---:|---:|---:|",
     ]
-    for page, variants in found.items():
-        for variant, got in variants.items():
+    for page, arms in found.items():
+        for (where, variant), got in arms.items():
             lat, cpu = got["latency"], got["cpu"]
             rows.append(
-                f"| {page} | {variant} | {len(lat)} "
+                f"| {page} | {where} | {variant} | {len(lat)} "
                 f"| {statistics.median(lat):.0f}, {_p90(lat):.0f} ms "
                 f"| {statistics.median(cpu):.0f}, {_p90(cpu):.0f} ms |"
             )

@@ -130,6 +130,7 @@ def test_loop(times: dict[str, tuple[float, float, float | None, bool]]) -> str:
 
 def site(sizes: dict) -> str:
     """The built site's size (benchmarks/bench_site.py)."""
+    raw, packed = sizes["front_end"]
     rows = "\n".join(
         f"| {page} | {html / 1e6:.2f} MB | {images / 1e6:.2f} MB "
         f"| {(html + images) / 1e6:.2f} MB |"
@@ -138,11 +139,12 @@ def site(sizes: dict) -> str:
     return (
         "## The built site\n\n"
         f"Total {sizes['total'] / 1e6:.1f} MB, of which {sizes['vendored'] / 1e6:.1f} MB "
-        f"are the vendored math font and its copies and {sizes['frames'] / 1e6:.2f} MB "
-        f"the explorers' {sizes['frame_count']} frame images (each fetched only when "
-        "it is about to be shown).\n\n"
-        "Page weight = the HTML + the images it names (an explorer: its first "
-        "frame); scripts, style sheets and fonts excluded.\n\n"
+        f"are the vendored math font and its copies and {raw / 1e3:.0f} KB "
+        f"({packed / 1e3:.0f} KB gzipped) the explorers' front end (`explorer.js` "
+        "and `explorer.css`, loaded on explorer pages only; each explorer's "
+        "weights are in its page's HTML).\n\n"
+        "Page weight = the HTML + the images it names; scripts, style sheets "
+        "and fonts excluded.\n\n"
         "| page | HTML | images | weight |\n|---|---:|---:|---:|\n"
         f"{rows}\n"
     )
@@ -228,7 +230,7 @@ def browser(times: dict, axe: dict) -> str:
         "## Where the browser tests spend their time\n\n"
         f"Each of the {len(times)} pages opened alone in one headless Chromium, timing "
         "the steps of the per-page test: load (until the network is idle), wait for "
-        "every explorer's frame and every formula, load every image, check "
+        "every explorer's picture and every formula, load every image, check "
         f"that the page fits 1280 and 360 px; then axe-core on the {len(axe) // 2} page "
         "layouts, in light and dark mode.\n\n"
         "| step | all pages | share |\n|---|---:|---:|\n"

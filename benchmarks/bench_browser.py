@@ -25,7 +25,7 @@ def page_steps(site: Path) -> tuple[dict[str, dict[str, float]], dict[str, float
     times: dict[str, dict[str, float]] = {}
     axe: dict[str, float] = {}
     with serve(site) as url, sync_playwright() as playwright:
-        browser = launch(playwright)
+        browser = launch(playwright, shell=True)  # as the tests
         for path in html_pages():
             context = browser.new_context(
                 viewport={"width": pages.DESKTOP, "height": 900}

@@ -9,7 +9,7 @@ import urllib.request
 
 import pytest
 
-from booktools import book, server, stages
+from booktools import book, chromium, server, stages
 
 
 def test_the_pages_are_those_of_the_table_of_contents_in_order(tmp_path):
@@ -57,6 +57,22 @@ def test_the_server_serves_the_site_plain_late_or_gzipped(tmp_path):
     with pytest.raises(FileNotFoundError, match="run `make book` first"):
         with server.serve(tmp_path / "nothing"):
             pass
+
+
+def test_the_tests_take_the_headless_shell_where_it_is_installed(
+    tmp_path, monkeypatch
+):
+    browser, shell = tmp_path / "chromium", tmp_path / "chromium-headless-shell"
+    browser.touch()
+    monkeypatch.setattr(chromium, "CHROMIUM", str(browser))
+    monkeypatch.setattr(chromium, "HEADLESS_SHELL", str(shell))
+    assert chromium.executable(shell=True) == str(browser)  # no shell: the browser
+    shell.touch()
+    assert chromium.executable(shell=True) == str(shell)
+    assert chromium.executable() == str(browser)  # the benchmarks: the browser
+    browser.unlink()
+    with pytest.raises(FileNotFoundError, match="apt-get install chromium"):
+        chromium.executable()
 
 
 def test_chapters_that_train_or_time_are_validated_first(tmp_path):

@@ -28,11 +28,14 @@ def slow_site_url():
 
 @pytest.fixture(scope="session")
 def browser():
+    """Chromium's headless shell (``booktools.chromium``: the browser's engine
+    at a third of its CPU for each page), the browser itself where the shell
+    is not installed."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
         try:
-            browser = chromium.launch(playwright)
+            browser = chromium.launch(playwright, shell=True)
         except FileNotFoundError as error:
             pytest.fail(str(error))
         yield browser

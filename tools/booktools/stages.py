@@ -35,8 +35,8 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
+from booktools import chromium
 from booktools.book import ROOT, SITE, notebooks
-from booktools.chromium import CHROMIUM
 
 STAGES = ("lint", "unit", "nbval", "book", "browser")
 OTHER_MACHINE = {"ATEN_CPU_CAPABILITY": "default", "MKL_CBWR": "COMPATIBLE"}
@@ -143,7 +143,8 @@ def environment(stage: str, other_machine: bool = False) -> dict[str, str]:
     if other_machine and stage in ("unit", "nbval"):
         env.update(OTHER_MACHINE)
     if stage == "browser":
-        env["CHROMIUM"] = CHROMIUM
+        env["CHROMIUM"] = chromium.CHROMIUM
+        env["CHROMIUM_HEADLESS_SHELL"] = chromium.HEADLESS_SHELL
     return env
 
 
@@ -166,11 +167,11 @@ def run(stage: str, other_machine: bool = False, quiet: bool = False) -> Timing:
     """Run ``stage`` in the checkout; its :class:`Timing`. Raises
     ``subprocess.CalledProcessError`` if a command fails. ``quiet``: its
     output is not shown."""
-    if stage == "browser" and not Path(CHROMIUM).exists():
-        raise SystemExit(
-            f"{CHROMIUM} not found: install Debian's chromium (apt-get install "
-            "chromium), or set CHROMIUM=/path/to/chromium"
-        )
+    if stage == "browser":
+        try:
+            chromium.executable(shell=True)
+        except FileNotFoundError as error:
+            raise SystemExit(str(error)) from None
     env = environment(stage, other_machine)
     output = subprocess.DEVNULL if quiet else None
     start, cpu = time.perf_counter(), children_cpu()

@@ -59,9 +59,7 @@ def test_the_server_serves_the_site_plain_late_or_gzipped(tmp_path):
             pass
 
 
-def test_the_tests_take_the_headless_shell_where_it_is_installed(
-    tmp_path, monkeypatch
-):
+def test_the_tests_take_the_headless_shell_where_it_is_installed(tmp_path, monkeypatch):
     browser, shell = tmp_path / "chromium", tmp_path / "chromium-headless-shell"
     browser.touch()
     monkeypatch.setattr(chromium, "CHROMIUM", str(browser))

@@ -1,7 +1,8 @@
 """Every chapter opened in a real JupyterLab (as ``make lab`` serves it, with
-jupyterlab-myst) reads as on the site: no role drawn as its raw text (such as
-``training.fit <mha.training.loop.fit>``), every exercise numbered as the site
-numbers it and the text cites it (``Exercise 4.1``, not ``Exercise 1``), and
+jupyterlab-myst; opened to be read, with no kernel started) reads as on the
+site: no role drawn as its raw text (such as ``training.fit
+<mha.training.loop.fit>``), every exercise numbered as the site numbers it
+and the text cites it (``Exercise 4.1``, not ``Exercise 1``), and
 no console error (such as a cross-reference JupyterLab cannot find). Then,
 in the same JupyterLab, one chapter with every kind of MyST looked at
 closely: every markdown cell drawn by the MyST renderer with no directive or
@@ -132,7 +133,7 @@ def check_markup_closely(page, first_exercise: str) -> None:
 def test_every_chapter_reads_in_jupyterlab_as_on_the_site(browser):
     numbers = lab_markup.chapter_numbers()
     problems = []
-    with jupyterlab(CHAPTERS) as (base, token):
+    with jupyterlab(CHAPTERS, kernels=False) as (base, token):
         context = browser.new_context(viewport={"width": 1280, "height": 900})
         page = context.new_page()
         errors = []

@@ -211,6 +211,33 @@ def test_page_renders_offline(open_page, page_path):
         )
 
 
+def test_a_request_to_another_host_fails_and_is_the_page_s_problem(browser, tmp_path):
+    """What the checks of every page stand on: a page that asks another host
+    for anything (a name, or an address) gets nothing, and its log says so."""
+    from booktools.pages import open_page
+    from booktools.server import serve
+
+    (tmp_path / "index.html").write_text(
+        '<!doctype html><title>t</title><img alt="a" src="http://example.com/a.png">'
+        '<img alt="b" src="http://192.0.2.1/b.png"><img alt="c" src="c.png">'
+    )
+    with serve(tmp_path) as url:
+        page, log = open_page(browser, url, "index.html")
+        try:
+            loaded = page.evaluate(
+                "[...document.images].map(i => i.complete && i.naturalWidth > 0)"
+            )
+        finally:
+            page.context.close()
+    assert loaded == [False, False, False]
+    assert log.external == ["http://example.com/a.png", "http://192.0.2.1/b.png"]
+    assert [p for p in log.problems() if "another host" in p] == [
+        "request to another host: http://example.com/a.png",
+        "request to another host: http://192.0.2.1/b.png",
+    ]
+    assert any(p.startswith("failed request: " + url + "c.png") for p in log.problems())
+
+
 def test_a_late_math_font_copy_does_not_fetch_the_whole_font(browser, site_url):
     """On a slow machine or network the math font's copy may arrive after the
     browser's short wait for it (font-display: optional); the page then draws

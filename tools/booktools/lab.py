@@ -53,6 +53,10 @@ SETTINGS = {
 }
 
 
+# ipywidgets' JupyterLab extension, which only a notebook with a kernel needs.
+WIDGETS_EXTENSION = "@jupyter-widgets/jupyterlab-manager"
+
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -60,8 +64,15 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def jupyterlab(notebooks: list[Path], timeout: float = 60) -> Iterator[tuple[str, str]]:
-    """JupyterLab serving copies of ``notebooks``: yields ``(base_url, token)``."""
+def jupyterlab(
+    notebooks: list[Path], timeout: float = 60, kernels: bool = True
+) -> Iterator[tuple[str, str]]:
+    """JupyterLab serving copies of ``notebooks``: yields ``(base_url, token)``.
+    ``kernels=False``: a notebook opens without starting its kernel (to read
+    it: about a third less CPU for the book's chapters), as JupyterLab's
+    ``notebook_starts_kernel`` setting allows; without a kernel no widget can
+    be shown, and the widgets' extension is left out (it throws for each
+    notebook opened so, ipywidgets 8.1.9)."""
     with tempfile.TemporaryDirectory() as tmp:
         root, home = Path(tmp) / "book", Path(tmp) / "jupyter"
         root.mkdir()
@@ -85,6 +96,12 @@ def jupyterlab(notebooks: list[Path], timeout: float = 60) -> Iterator[tuple[str
             path = home / "settings" / f"{plugin}.jupyterlab-settings"
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(settings))
+        if not kernels:
+            page_config = home / "config" / "labconfig" / "page_config.json"
+            page_config.parent.mkdir(parents=True, exist_ok=True)
+            page_config.write_text(
+                json.dumps({"disabledExtensions": {WIDGETS_EXTENSION: True}})
+            )
         port, token = _free_port(), secrets.token_hex(16)
         server = subprocess.Popen(
             [
@@ -102,6 +119,7 @@ def jupyterlab(notebooks: list[Path], timeout: float = 60) -> Iterator[tuple[str
                 "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
                 # window.jupyterapp, through which open_in_lab opens a notebook
                 "--LabApp.expose_app_in_browser=True",
+                f"--LabServerApp.notebook_starts_kernel={kernels}",
             ],
             env=env,
             stdout=subprocess.DEVNULL,

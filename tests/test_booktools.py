@@ -110,3 +110,16 @@ def test_colours_are_read_in_every_form_a_browser_gives_them():
     assert contrast((0, 114, 178), (0, 114, 178)) == 1.0
     with pytest.raises(ValueError, match="colour must be .* got 'blue'"):
         rgb("blue")
+
+
+def test_the_book_s_modules_are_compiled_before_a_stage_runs(tmp_path, monkeypatch):
+    """Where PYTHONDONTWRITEBYTECODE is set, Python would compile mha in every
+    process that imports it; a stage compiles the book's modules first."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "m.py").write_text("X = 1\n")
+    monkeypatch.setattr(stages, "ROOT", tmp_path)
+    monkeypatch.setattr(stages, "SOURCES", ["src"])
+    stages.compile_sources()
+    assert [
+        p.name.split(".")[0] for p in (tmp_path / "src" / "__pycache__").iterdir()
+    ] == ["m"]

@@ -24,6 +24,7 @@ Public names:
 
 from __future__ import annotations
 
+import compileall
 import json
 import os
 import re
@@ -148,6 +149,21 @@ def environment(stage: str, other_machine: bool = False) -> dict[str, str]:
     return env
 
 
+# The book's own Python, which every stage's processes import (the package in
+# each of nbval's kernels, the tooling, the tests, the site's extensions).
+SOURCES = ["src", "tools", "tests", "_ext", "scripts", "benchmarks"]
+
+
+def compile_sources() -> None:
+    """Compile the book's own modules to bytecode where it is missing or out
+    of date. Python then reads it on every import, also where
+    ``PYTHONDONTWRITEBYTECODE`` is set (as on some CI machines), which keeps
+    every process from compiling them anew: about 0.8 s of CPU for each
+    process that imports mha with its figures, and a stage starts dozens."""
+    for folder in SOURCES:
+        compileall.compile_dir(ROOT / folder, quiet=2, workers=1)
+
+
 class Timing(NamedTuple):
     """What a stage took: ``wall`` seconds, and ``cpu`` seconds of user and
     system time of every process it ran (on 2 cores, up to twice the wall
@@ -175,6 +191,7 @@ def run(stage: str, other_machine: bool = False, quiet: bool = False) -> Timing:
     env = environment(stage, other_machine)
     output = subprocess.DEVNULL if quiet else None
     start, cpu = time.perf_counter(), children_cpu()
+    compile_sources()
     if stage == "book":
         shutil.rmtree(SITE, ignore_errors=True)  # no page of an earlier build left
     for command in commands(stage):

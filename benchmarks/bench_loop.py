@@ -38,30 +38,33 @@ def _cpu_ticks() -> tuple[int, int] | None:
     return sum(fields) - idle, sum(fields)
 
 
-def measure_stages() -> dict[str, tuple[float, float, float | None, bool]]:
-    """``{stage: (wall, cpu, busy, passed)}`` for every stage of `make test`,
-    in order, from a clean ``_build/``, as `make test` runs them (the unit
-    tests and the notebooks on another machine's kernel paths): wall seconds,
-    CPU seconds of all the stage ran, the share of the whole machine's CPU
-    time that was busy meanwhile (every process counted, the browser's and
-    others' too), and whether it passed. Unlike `make test`, a stage that
-    fails does not stop the next ones: each is timed."""
+def measure_stages() -> dict:
+    """`make test` as it runs (``booktools.stages.test``: the unit tests and
+    the notebooks on another machine's kernel paths, the site built while
+    nbval runs), from a clean ``_build/``: ``{"stages": {stage: (wall, cpu)},
+    "wall": seconds of the whole, "cpu": CPU seconds of all it ran, "busy":
+    the share of the whole machine's CPU time that was busy meanwhile (every
+    process counted, the browser's and others' too), "failed": what make
+    test said of the stage that failed, or None}``."""
     shutil.rmtree(ROOT / "_build", ignore_errors=True)
-    found = {}
-    for stage in stages.STAGES:
-        before, start, cpu = _cpu_ticks(), time.perf_counter(), stages.children_cpu()
-        try:
-            stages.run(stage, other_machine=True, quiet=True)
-            passed = True
-        except subprocess.CalledProcessError:
-            passed = False
-        wall, cpu = time.perf_counter() - start, stages.children_cpu() - cpu
-        after = _cpu_ticks()
-        busy = None
-        if before and after and after[1] != before[1]:
-            busy = (after[0] - before[0]) / (after[1] - before[1])
-        found[stage] = (wall, cpu, busy, passed)
-    return found
+    before, start = _cpu_ticks(), time.perf_counter()
+    failed = None
+    try:
+        times = stages.test(quiet=True)
+    except SystemExit as stop:  # "make test: the ... stage failed"
+        failed, times = str(stop), {}
+    wall = time.perf_counter() - start
+    after = _cpu_ticks()
+    busy = None
+    if before and after and after[1] != before[1]:
+        busy = (after[0] - before[0]) / (after[1] - before[1])
+    return {
+        "stages": {stage: (t.wall, t.cpu) for stage, t in times.items()},
+        "wall": wall,
+        "cpu": sum(t.cpu for t in times.values()),
+        "busy": busy,
+        "failed": failed,
+    }
 
 
 def _kernel_floor() -> float:
@@ -100,8 +103,4 @@ def measure_validation() -> dict[str, float]:
 
 
 if __name__ == "__main__":
-    for stage, (wall, cpu, busy) in measure_stages().items():
-        print(
-            f"{stage:>8} {wall:7.1f} s wall {cpu:7.1f} s CPU  busy {busy}",
-            file=sys.stderr,
-        )
+    print(measure_stages(), file=sys.stderr)

@@ -21,6 +21,8 @@ import bench_loop
 import bench_peer
 import torch
 
+from booktools import stages
+
 
 def header() -> str:
     return (
@@ -92,38 +94,36 @@ def validation(chapters: int, nbval: float, floor: float) -> str:
     )
 
 
-def test_loop(times: dict[str, tuple[float, float, float | None, bool]]) -> str:
-    """`make test` stage by stage (bench_loop.measure_stages)."""
-    total = sum(wall for wall, *_ in times.values())
-    cpu_total = sum(cpu for _, cpu, *_ in times.values())
-    failed = [stage for stage, (*_, passed) in times.items() if not passed]
+def test_loop(found: dict) -> str:
+    """`make test` as it runs (bench_loop.measure_stages), beside the stages
+    before (bench_loop.BEFORE)."""
+    total = found["wall"]
     verdict = "met" if total <= bench_loop.TARGET else "**missed**"
-    if failed:
-        verdict += f" (but {', '.join(failed)} failed: the time is of a failing run)"
+    if found["failed"]:
+        verdict += f" (but {found['failed']}: the time is of a failing run)"
     before = bench_loop.BEFORE
+    beside = {partner: stage for stage, partner in stages.ALONGSIDE.items()}
     rows = "\n".join(
-        f"| `make {stage}`{'' if passed else ' (failed)'} | {before[stage]:.1f} s "
-        f"| {wall:.1f} s | {wall / total:.0%} | {cpu:.1f} s "
-        f"| {'–' if busy is None else f'{busy:.0%}'} |"
-        for stage, (wall, cpu, busy, passed) in times.items()
+        f"| `make {stage}`{f' (alongside {beside[stage]})' if stage in beside else ''} "
+        f"| {before[stage]:.1f} s | {wall:.1f} s | {cpu:.1f} s |"
+        for stage, (wall, cpu) in found["stages"].items()
     )
+    busy = "–" if found["busy"] is None else f"{found['busy']:.0%}"
     return (
         "## The test loop\n\n"
-        "`make test` from a clean `_build/`, after set-up, stage by stage (the "
-        "commands of `booktools.stages`, which the Makefile runs, in this order, the "
-        "unit tests and the notebooks on another machine's kernel paths as `make "
-        "test` does). CPU time: user and system time of everything the stage ran "
-        "(at most twice the wall time on 2 cores); CPU busy: the share of the "
-        "machine's CPU time that was busy meanwhile, other work included.\n\n"
-        "Before: the wall times of commit f612f04, on the same machine, when each "
-        "of the two workers of the unit and the browser tests had a fixed share "
-        "of them (now a worker that runs out takes tests queued for the other, "
-        "the longest first).\n\n"
-        "| stage | wall time before | wall time | share | CPU time "
-        "| CPU busy (both cores) |\n"
-        "|---|---:|---:|---:|---:|---:|\n"
-        f"{rows}\n| **`make test`** | **{sum(before.values()):.1f} s** "
-        f"| **{total:.1f} s** | | **{cpu_total:.1f} s** | |\n\n"
+        "`make test` from a clean `_build/`, after set-up, as it runs "
+        "(`booktools.stages.test`, which the Makefile calls): the stages in "
+        "order, the site built while nbval runs (one process beside nbval's two "
+        "workers), the unit tests and the notebooks on another machine's kernel "
+        "paths. Wall time of each stage and of the whole; CPU time: user and "
+        "system time of everything a stage ran (at most twice the wall time on "
+        "2 cores); CPU busy: the share of the machine's CPU time that was busy "
+        "during the whole run, other work included.\n\n"
+        f"Before: {bench_loop.BEFORE_WHAT}\n\n"
+        "| stage | wall time before | wall time | CPU time |\n"
+        "|---|---:|---:|---:|\n"
+        f"{rows}\n| **`make test`** | **{bench_loop.BEFORE_TOTAL:.1f} s** "
+        f"| **{total:.1f} s** | **{found['cpu']:.1f} s** (busy {busy}) |\n\n"
         f"Target: `make test` ≤ 3 minutes on 2 cores — {verdict}.\n"
     )
 

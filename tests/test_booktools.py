@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import sys
 import urllib.request
 
 import pytest
@@ -123,3 +124,42 @@ def test_the_book_s_modules_are_compiled_before_a_stage_runs(tmp_path, monkeypat
     assert [
         p.name.split(".")[0] for p in (tmp_path / "src" / "__pycache__").iterdir()
     ] == ["m"]
+
+
+def test_a_stage_alongside_another_runs_meanwhile_and_its_failure_counts(
+    monkeypatch, capfd
+):
+    """make test builds the site while nbval runs (one process beside two
+    workers): both are timed on their own, the site's output follows, and
+    a failure of either stops make test."""
+
+    def step(name: str) -> list[str]:  # prints when it starts and when it ends
+        stamp = f"print('{name}', time.time())"
+        code = f"import time; {stamp}; time.sleep(0.5); {stamp}"
+        return [sys.executable, "-c", code]
+
+    work = {
+        "first": [step("first")],
+        "second": [step("second")],
+        "last": [step("last")],
+    }
+    monkeypatch.setattr(stages, "commands", lambda stage: work[stage])
+    monkeypatch.setattr(stages, "ALONGSIDE", {"first": "second"})
+    monkeypatch.setattr(stages, "compile_sources", lambda: None)
+    times = stages.test(("first", "second", "last"))
+    assert list(times) == ["first", "second", "last"]
+    assert all(t.wall >= 0.5 for t in times.values())
+    out = capfd.readouterr().out
+    seen = {}
+    for line in out.splitlines():
+        name, _, stamp = line.partition(" ")
+        if name in work and stamp.replace(".", "").isdigit():
+            seen.setdefault(name, []).append(float(stamp))
+    assert seen["second"][0] < seen["first"][1]  # started before the first ended
+    assert seen["last"][0] > max(seen["first"][1], seen["second"][1])
+    assert "(alongside first)" in out
+
+    work["second"] = [[sys.executable, "-c", "raise SystemExit(3)"]]
+    with pytest.raises(SystemExit, match="the second stage failed"):
+        stages.test(("first", "second", "last"))
+    assert "last " not in capfd.readouterr().out

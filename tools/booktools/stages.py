@@ -17,9 +17,10 @@ Public names:
 - :func:`commands` and :func:`environment`: what a stage runs, and with
   which variables; :func:`run`: one stage, timed (a :class:`Timing`: wall
   time, and the CPU time of everything it ran, the steadier measure on a
-  shared machine; :func:`children_cpu` reads that time); :func:`test`:
-  every stage in order, stopping at the
-  first that fails, each one's times printed at the end.
+  shared machine, counted for each command it ran); :func:`test`: every
+  stage in order (``ALONGSIDE``: the site built while nbval runs), stopping
+  at the first that fails, each one's times printed at the end;
+  :func:`children_cpu`: the CPU time of every process waited for.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ import resource
 import shutil
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import NamedTuple
@@ -179,55 +182,133 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def run(stage: str, other_machine: bool = False, quiet: bool = False) -> Timing:
+def _call(command: list[str], env: dict[str, str], output) -> float:
+    """Run ``command`` in the checkout, like ``subprocess.run(check=True)``;
+    the CPU seconds it took, its own and its descendants' (its own count, so
+    that two stages that run side by side are timed apart)."""
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=output, stderr=output)
+    try:
+        _, status, usage = os.wait4(process.pid, 0)
+    except BaseException:
+        process.kill()
+        process.wait()
+        raise
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode:
+        raise subprocess.CalledProcessError(process.returncode, command)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run(
+    stage: str, other_machine: bool = False, quiet: bool = False, output=None
+) -> Timing:
     """Run ``stage`` in the checkout; its :class:`Timing`. Raises
     ``subprocess.CalledProcessError`` if a command fails. ``quiet``: its
-    output is not shown."""
+    output is not shown; ``output``: a file it goes to instead."""
     if stage == "browser":
         try:
             chromium.executable(shell=True)
         except FileNotFoundError as error:
             raise SystemExit(str(error)) from None
     env = environment(stage, other_machine)
-    output = subprocess.DEVNULL if quiet else None
-    start, cpu = time.perf_counter(), children_cpu()
+    output = subprocess.DEVNULL if quiet else output
+    start, cpu = time.perf_counter(), 0.0
     compile_sources()
     if stage == "book":
         shutil.rmtree(SITE, ignore_errors=True)  # no page of an earlier build left
     for command in commands(stage):
         if not quiet:
-            print(
-                "+", " ".join(command[2:] if command[0] == sys.executable else command)
+            shown = command[2:] if command[0] == sys.executable else command
+            print("+", " ".join(shown), file=output or sys.stdout, flush=True)
+        cpu += _call(command, env, output)
+    return Timing(time.perf_counter() - start, cpu)
+
+
+# A stage that runs alongside another, on the core that one leaves idle: the
+# site (one process, one core) is built from the chapters' stored outputs
+# while nbval runs them again (its two workers wait on each other's last
+# chapter at the end). Its output follows nbval's.
+ALONGSIDE = {"nbval": "book"}
+
+
+class _Alongside(threading.Thread):
+    """A stage run in the background (its output kept until :meth:`result`)."""
+
+    def __init__(self, stage: str, quiet: bool = False):
+        super().__init__(daemon=True)
+        self.stage, self.quiet = stage, quiet
+        self.log = tempfile.TemporaryFile("w+")
+        self.timing: Timing | None = None
+        self.error: subprocess.CalledProcessError | None = None
+        self.start_time = time.perf_counter()
+        self.start()
+
+    def run(self) -> None:
+        try:
+            self.timing = run(
+                self.stage, other_machine=True, quiet=self.quiet, output=self.log
             )
-        subprocess.run(
-            command, cwd=ROOT, env=env, check=True, stdout=output, stderr=output
-        )
-    return Timing(time.perf_counter() - start, children_cpu() - cpu)
+        except subprocess.CalledProcessError as error:
+            self.error = error
+
+    def result(self) -> Timing:
+        """Wait for the stage, show its output, and return its :class:`Timing`
+        (raising ``subprocess.CalledProcessError`` if it failed)."""
+        self.join()
+        self.log.seek(0)
+        sys.stdout.write(self.log.read())
+        sys.stdout.flush()
+        if self.error is not None:
+            raise self.error
+        return self.timing
 
 
-def test(stages: tuple[str, ...] = STAGES) -> dict[str, Timing]:
-    """``make test``: every stage in order, the unit tests and the notebooks
-    on ``OTHER_MACHINE``; stops at the first stage that fails. Prints each
-    stage's times at the end (also after a failure); returns them."""
+def test(stages: tuple[str, ...] = STAGES, quiet: bool = False) -> dict[str, Timing]:
+    """``make test``: every stage in order (those of ``ALONGSIDE`` side by
+    side), the unit tests and the notebooks on ``OTHER_MACHINE``; stops at
+    the first stage that fails (``SystemExit``). Prints each stage's times at
+    the end (also after a failure), and the time of the whole; returns them.
+    ``quiet``: the stages' own output is not shown."""
     times: dict[str, Timing] = {}
     failed = None
+    began = time.perf_counter()
+    todo = list(stages)
     try:
-        for stage in stages:
-            start, cpu = time.perf_counter(), children_cpu()
+        while todo and failed is None:
+            stage = todo.pop(0)
+            partner = ALONGSIDE.get(stage)
+            background = None
+            if partner in todo:
+                todo.remove(partner)
+                background = _Alongside(partner, quiet)
+            start = time.perf_counter()
             try:
-                times[stage] = run(stage, other_machine=True)
+                times[stage] = run(stage, other_machine=True, quiet=quiet)
             except subprocess.CalledProcessError:
-                times[stage] = Timing(time.perf_counter() - start, children_cpu() - cpu)
+                times[stage] = Timing(time.perf_counter() - start, float("nan"))
                 failed = stage
-                break
+            if background is not None:
+                try:
+                    times[partner] = background.result()
+                except subprocess.CalledProcessError:
+                    elapsed = time.perf_counter() - background.start_time
+                    times[partner] = Timing(elapsed, float("nan"))
+                    failed = failed or partner
     finally:
-        print("\n== make test, stage by stage: wall time (CPU time, both cores) ==")
-        for stage, (wall, cpu) in times.items():
-            mark = "  FAILED" if stage == failed else ""
-            print(f"{stage:>8}  {wall:6.1f} s  ({cpu:6.1f} s){mark}")
-        wall = sum(t.wall for t in times.values())
-        cpu = sum(t.cpu for t in times.values())
-        print(f"{'total':>8}  {wall:6.1f} s  ({cpu:6.1f} s)")
+        if not quiet:
+            _summary(times, failed, time.perf_counter() - began)
     if failed:
         raise SystemExit(f"make test: the {failed} stage failed")
     return times
+
+
+def _summary(times: dict[str, Timing], failed: str | None, whole: float) -> None:
+    """The table make test ends with: each stage's times, then the whole's."""
+    print("\n== make test, stage by stage: wall time (CPU time, both cores) ==")
+    for stage, (wall, cpu) in times.items():
+        mark = "  FAILED" if stage == failed else ""
+        beside = [s for s, p in ALONGSIDE.items() if p == stage and s in times]
+        note = f"  (alongside {beside[0]})" if beside else ""
+        print(f"{stage:>8}  {wall:6.1f} s  ({cpu:6.1f} s){mark}{note}")
+    cpu = sum(t.cpu for t in times.values())
+    print(f"{'total':>8}  {whole:6.1f} s  ({cpu:6.1f} s)")

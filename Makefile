@@ -102,8 +102,9 @@ execute: $(STAMP)
 screenshots: $(STAMP)
 	$(BIN)/python benchmarks/screenshots.py
 
-# Every stage, cheapest first, so a mistake fails fast; each stage's time is
-# printed at the end. The unit tests and the notebooks run on PyTorch's
+# Every stage, cheapest first, so a mistake fails fast (the site is built
+# while nbval runs, on the core it leaves idle); each stage's time is printed
+# at the end. The unit tests and the notebooks run on PyTorch's
 # baseline CPU kernels and MKL's compatible mode, not this processor's own
 # (AVX-512, AVX2, ...): every CI run is then also a run on "another machine".
 # Outputs are stored (`make execute`) with the native kernels.

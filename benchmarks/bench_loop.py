@@ -20,10 +20,19 @@ from booktools.book import ROOT
 FLOOR_CODE = "import torch, matplotlib, mha"
 TARGET = 180  # seconds for `make test` on 2 cores
 
-# The stages at commit f612f04, before the unit and browser tests were handed
-# out as the workers free up: wall seconds, each stage's command timed alone
-# on the same quiet machine, on the day of the change.
-BEFORE = {"lint": 0.4, "unit": 83.1, "nbval": 68.7, "book": 20.7, "browser": 206.8}
+# make test before this round's changes (commit b1cd024: the browser tests in
+# the full browser, every request a test page made intercepted in Python, a
+# kernel started for every chapter JupyterLab reads, the site built after
+# nbval, the book's modules compiled anew by each process), run just before
+# the figures of RESULTS.md on the same machine: wall seconds per stage.
+BEFORE = {"lint": 0.2, "unit": 85.5, "nbval": 98.5, "book": 25.1, "browser": 216.8}
+BEFORE_TOTAL = 426.1
+BEFORE_WHAT = (
+    "commit b1cd024 (the browser tests in the full browser, every request of a "
+    "test's page intercepted in Python, a kernel started for each chapter "
+    "JupyterLab reads, the site built after nbval, the book's modules compiled "
+    "anew in every process), run just before, on the same machine."
+)
 
 
 def _cpu_ticks() -> tuple[int, int] | None:

@@ -23,15 +23,17 @@ TARGET = 180  # seconds for `make test` on 2 cores
 # make test before this round's changes (commit b1cd024: the browser tests in
 # the full browser, every request a test page made intercepted in Python, a
 # kernel started for every chapter JupyterLab reads, the site built after
-# nbval, the book's modules compiled anew by each process), run just before
-# the figures of RESULTS.md on the same machine: wall seconds per stage.
+# nbval, the book's modules compiled anew by each process), on the same
+# machine the same day: wall seconds per stage.
 BEFORE = {"lint": 0.2, "unit": 85.5, "nbval": 98.5, "book": 25.1, "browser": 216.8}
 BEFORE_TOTAL = 426.1
 BEFORE_WHAT = (
     "commit b1cd024 (the browser tests in the full browser, every request of a "
     "test's page intercepted in Python, a kernel started for each chapter "
     "JupyterLab reads, the site built after nbval, the book's modules compiled "
-    "anew in every process), run just before, on the same machine."
+    "anew in every process), on the same machine 40 minutes earlier. The "
+    "machine's speed varies by up to a third from one hour to the next: run "
+    "back to back with that one, this round's make test took 331.7 s."
 )
 
 

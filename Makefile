@@ -68,7 +68,7 @@ $(STAMP): requirements.txt constraints.txt pyproject.toml tools/pyproject.toml
 # commands): lint (ruff), the unit tests, nbval (every chapter re-executed,
 # each output compared with the stored one, two workers), the site (strict,
 # every page rebuilt, no page of an earlier build left behind), the browser
-# tests (two workers). `make unit OTHER_MACHINE=1` runs one as `make test` does.
+# tests (three workers). `make unit OTHER_MACHINE=1` runs one as `make test` does.
 lint unit nbval book browser: $(STAMP)
 	$(BOOKTOOLS) run $@ $(if $(OTHER_MACHINE),--other-machine)
 

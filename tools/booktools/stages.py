@@ -15,10 +15,12 @@ Public names:
 - :func:`nbval_command`, :func:`longest_first`: the chapters' validation,
   the chapters that train or time first.
 - :func:`commands` and :func:`environment`: what a stage runs, and with
-  which variables; :func:`run`: one stage, timed (a :class:`Timing`: wall
-  time, and the CPU time of everything it ran, the steadier measure on a
-  shared machine, counted for each command it ran); :func:`test`: every
-  stage in order (``ALONGSIDE``: the site built while nbval runs), stopping
+  which variables (``WORKERS``, ``BROWSER_WORKERS``: how many pytest
+  workers); :func:`compile_sources`: the book's modules (``SOURCES``)
+  compiled before a stage; :func:`run`: one stage, timed (a
+  :class:`Timing`: wall time, and the CPU time of everything it ran, the
+  steadier measure on a shared machine, counted for each command it ran);
+  :func:`test`: every stage in order (``ALONGSIDE``: the site built while nbval runs), stopping
   at the first that fails, each one's times printed at the end;
   :func:`children_cpu`: the CPU time of every process waited for.
 """
@@ -187,10 +189,10 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _call(command: list[str], env: dict[str, str], output) -> float:
-    """Run ``command`` in the checkout, like ``subprocess.run(check=True)``;
-    the CPU seconds it took, its own and its descendants' (its own count, so
-    that two stages that run side by side are timed apart)."""
+def _call(command: list[str], env: dict[str, str], output) -> tuple[int, float]:
+    """Run ``command`` in the checkout: its exit status and the CPU seconds it
+    took, its own and its descendants' (counted for it alone, so that two
+    stages that run side by side are timed apart)."""
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=output, stderr=output)
     try:
         _, status, usage = os.wait4(process.pid, 0)
@@ -199,17 +201,16 @@ def _call(command: list[str], env: dict[str, str], output) -> float:
         process.wait()
         raise
     process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode:
-        raise subprocess.CalledProcessError(process.returncode, command)
-    return usage.ru_utime + usage.ru_stime
+    return process.returncode, usage.ru_utime + usage.ru_stime
 
 
 def run(
     stage: str, other_machine: bool = False, quiet: bool = False, output=None
 ) -> Timing:
     """Run ``stage`` in the checkout; its :class:`Timing`. Raises
-    ``subprocess.CalledProcessError`` if a command fails. ``quiet``: its
-    output is not shown; ``output``: a file it goes to instead."""
+    ``subprocess.CalledProcessError`` if a command fails (its ``timing``:
+    the stage's until then). ``quiet``: its output is not shown; ``output``:
+    a file it goes to instead."""
     if stage == "browser":
         try:
             chromium.executable(shell=True)
@@ -225,7 +226,12 @@ def run(
         if not quiet:
             shown = command[2:] if command[0] == sys.executable else command
             print("+", " ".join(shown), file=output or sys.stdout, flush=True)
-        cpu += _call(command, env, output)
+        status, seconds = _call(command, env, output)
+        cpu += seconds
+        if status:
+            error = subprocess.CalledProcessError(status, command)
+            error.timing = Timing(time.perf_counter() - start, cpu)
+            raise error
     return Timing(time.perf_counter() - start, cpu)
 
 
@@ -236,36 +242,32 @@ def run(
 ALONGSIDE = {"nbval": "book"}
 
 
-class _Alongside(threading.Thread):
-    """A stage run in the background (its output kept until :meth:`result`)."""
+class _Background:
+    """A stage run in a thread of its own, its output kept until :meth:`result`."""
 
     def __init__(self, stage: str, quiet: bool = False):
-        super().__init__(daemon=True)
-        self.stage, self.quiet = stage, quiet
         self.log = tempfile.TemporaryFile("w+")
-        self.timing: Timing | None = None
-        self.error: subprocess.CalledProcessError | None = None
-        self.start_time = time.perf_counter()
-        self.start()
+        self.outcome: Timing | subprocess.CalledProcessError | None = None
 
-    def run(self) -> None:
-        try:
-            self.timing = run(
-                self.stage, other_machine=True, quiet=self.quiet, output=self.log
-            )
-        except subprocess.CalledProcessError as error:
-            self.error = error
+        def work() -> None:
+            try:
+                self.outcome = run(stage, True, quiet=quiet, output=self.log)
+            except subprocess.CalledProcessError as error:
+                self.outcome = error
+
+        self.thread = threading.Thread(target=work, daemon=True)
+        self.thread.start()
 
     def result(self) -> Timing:
         """Wait for the stage, show its output, and return its :class:`Timing`
         (raising ``subprocess.CalledProcessError`` if it failed)."""
-        self.join()
+        self.thread.join()
         self.log.seek(0)
         sys.stdout.write(self.log.read())
         sys.stdout.flush()
-        if self.error is not None:
-            raise self.error
-        return self.timing
+        if isinstance(self.outcome, subprocess.CalledProcessError):
+            raise self.outcome
+        return self.outcome
 
 
 def test(stages: tuple[str, ...] = STAGES, quiet: bool = False) -> dict[str, Timing]:
@@ -285,20 +287,16 @@ def test(stages: tuple[str, ...] = STAGES, quiet: bool = False) -> dict[str, Tim
             background = None
             if partner in todo:
                 todo.remove(partner)
-                background = _Alongside(partner, quiet)
-            start = time.perf_counter()
+                background = _Background(partner, quiet)
             try:
                 times[stage] = run(stage, other_machine=True, quiet=quiet)
-            except subprocess.CalledProcessError:
-                times[stage] = Timing(time.perf_counter() - start, float("nan"))
-                failed = stage
+            except subprocess.CalledProcessError as error:
+                times[stage], failed = error.timing, stage
             if background is not None:
                 try:
                     times[partner] = background.result()
-                except subprocess.CalledProcessError:
-                    elapsed = time.perf_counter() - background.start_time
-                    times[partner] = Timing(elapsed, float("nan"))
-                    failed = failed or partner
+                except subprocess.CalledProcessError as error:
+                    times[partner], failed = error.timing, failed or partner
     finally:
         if not quiet:
             _summary(times, failed, time.perf_counter() - began)

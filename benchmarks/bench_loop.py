@@ -1,7 +1,8 @@
-"""The test loop, measured: each stage of `make test` (booktools.stages, the
-very commands the Makefile runs), its wall time, the CPU time of all it ran
-and how busy the machine was meanwhile; and the chapters' validation against
-its floor (a kernel start and the chapters' imports, once per chapter).
+"""The test loop, measured: `make test` as it runs (booktools.stages, the
+very commands the Makefile runs), each stage's wall time and the CPU time of
+all it ran, the whole's wall time and how busy the machine was meanwhile; and
+the chapters' validation against its floor (a kernel start and the chapters'
+imports, once per chapter).
 
     python benchmarks/bench_loop.py        # the stages, from a clean _build/
 """
@@ -31,9 +32,9 @@ BEFORE_WHAT = (
     "commit b1cd024 (the browser tests in the full browser, every request of a "
     "test's page intercepted in Python, a kernel started for each chapter "
     "JupyterLab reads, the site built after nbval, the book's modules compiled "
-    "anew in every process), on the same machine 40 minutes earlier. The "
-    "machine's speed varies by up to a third from one hour to the next: run "
-    "back to back with that one, this round's make test took 331.7 s."
+    "anew in every process), on the same machine on 2026-12-06. The machine's "
+    "speed varies by up to a third from one hour to the next: only runs made "
+    "back to back compare (the README gives such a pair)."
 )
 
 
@@ -63,7 +64,7 @@ def measure_stages() -> dict:
     try:
         times = stages.test(quiet=True)
     except SystemExit as stop:  # "make test: the ... stage failed"
-        failed, times = str(stop), {}
+        failed, times = str(stop), getattr(stop, "times", {})
     wall = time.perf_counter() - start
     after = _cpu_ticks()
     busy = None

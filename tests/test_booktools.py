@@ -127,42 +127,70 @@ def test_the_book_s_modules_are_compiled_before_a_stage_runs(tmp_path, monkeypat
 
 
 def test_a_stage_alongside_another_runs_meanwhile_and_its_failure_counts(
-    monkeypatch, capfd
+    monkeypatch, capfd, tmp_path
 ):
     """make test builds the site while nbval runs (one process beside two
-    workers): both are timed on their own, the site's output follows, and
-    a failure of either stops make test."""
-
-    def step(name: str) -> list[str]:  # prints when it starts and when it ends
-        stamp = f"print('{name}', time.time())"
-        code = f"import time; {stamp}; time.sleep(0.5); {stamp}"
-        return [sys.executable, "-c", code]
-
+    workers): the first stage waits for a sign that the second has started,
+    which it could not get one after the other; both are timed on their own,
+    the second's output follows the first's, and a failure of either (or both)
+    stops make test, timed and named."""
+    sign = tmp_path / "second started"
+    wait = (
+        "import pathlib, sys, time\n"
+        "for _ in range(200):\n"
+        f"    if pathlib.Path({str(sign)!r}).exists(): break\n"
+        "    time.sleep(0.05)\n"
+        "else: sys.exit('the second stage never started')\n"
+        "print('first done')"
+    )
+    mark = f"import pathlib; pathlib.Path({str(sign)!r}).touch(); print('second done')"
     work = {
-        "first": [step("first")],
-        "second": [step("second")],
-        "last": [step("last")],
+        "first": [[sys.executable, "-c", wait]],
+        "second": [[sys.executable, "-c", mark]],
+        "last": [[sys.executable, "-c", "print('last done')"]],
     }
     monkeypatch.setattr(stages, "commands", lambda stage: work[stage])
     monkeypatch.setattr(stages, "ALONGSIDE", {"first": "second"})
     monkeypatch.setattr(stages, "compile_sources", lambda: None)
     times = stages.test(("first", "second", "last"))
     assert list(times) == ["first", "second", "last"]
-    assert all(t.wall >= 0.5 for t in times.values())
     out = capfd.readouterr().out
-    seen = {}
-    for line in out.splitlines():
-        name, _, stamp = line.partition(" ")
-        if name in work and stamp.replace(".", "").isdigit():
-            seen.setdefault(name, []).append(float(stamp))
-    assert seen["second"][0] < seen["first"][1]  # started before the first ended
-    assert seen["last"][0] > max(seen["first"][1], seen["second"][1])
+    assert out.index("first done") < out.index("second done") < out.index("last done")
     assert "(alongside first)" in out
 
-    work["second"] = [[sys.executable, "-c", "raise SystemExit(3)"]]
-    with pytest.raises(SystemExit, match="the second stage failed"):
+    sign.unlink()
+    work["second"] = [[sys.executable, "-c", f"{mark}; raise SystemExit(3)"]]
+    with pytest.raises(SystemExit, match="the second stage failed") as stop:
         stages.test(("first", "second", "last"))
+    assert list(stop.value.times) == ["first", "second"]
     out = capfd.readouterr().out
-    assert "last " not in out
-    (line,) = [line for line in out.splitlines() if line.strip().startswith("second")]
+    assert "last done" not in out
+    (line,) = [
+        line
+        for line in out.splitlines()
+        if line.strip().startswith("second") and " s  (" in line  # the table's
+    ]
     assert "FAILED" in line and "nan" not in line  # timed, failure and all
+
+    sign.unlink()
+    work["first"] = [[sys.executable, "-c", f"{wait}; raise SystemExit(2)"]]
+    with pytest.raises(SystemExit, match="the first and second stage failed"):
+        stages.test(("first", "second", "last"))
+
+
+def test_an_error_in_the_stage_alongside_is_raised_not_lost(monkeypatch, capfd):
+    """Not a command that fails but an error of the runner itself (here a
+    command that does not exist) in the stage run alongside: make test stops
+    with it, rather than going on to the next stage."""
+    python = [sys.executable, "-c"]
+    work = {
+        "first": [[*python, "print('first done')"]],
+        "second": [["/no/such/command"]],
+        "last": [[*python, "print('last done')"]],
+    }
+    monkeypatch.setattr(stages, "commands", lambda stage: work[stage])
+    monkeypatch.setattr(stages, "ALONGSIDE", {"first": "second"})
+    monkeypatch.setattr(stages, "compile_sources", lambda: None)
+    with pytest.raises(FileNotFoundError):
+        stages.test(("first", "second", "last"))
+    assert "last done" not in capfd.readouterr().out

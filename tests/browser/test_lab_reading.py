@@ -166,6 +166,9 @@ def test_every_chapter_reads_in_jupyterlab_as_on_the_site(browser):
                 for what in items
             ]
         assert problems == [], "\n".join(problems)
+        # Read, not run: no chapter started a kernel.
+        kernels = page.request.get(f"{base}/api/kernels?token={token}")
+        assert kernels.ok and kernels.json() == []
         errors.clear()
         open_in_lab(page, CHAPTER.name)  # its tab shown again
         check_markup_closely(page, f"Exercise {numbers[CHAPTER.name]}.1")

@@ -23,7 +23,7 @@ Modules and their public names (each module's docstring says more):
   JupyterLab.
 - ``booktools.stages``: ``STAGES``, ``OTHER_MACHINE``, ``STATIC``,
   ``VALIDATING``, ``commands``, ``nbval_command``, ``longest_first``,
-  ``environment``, ``run``, ``Timing``, ``children_cpu``, ``test``: the
+  ``environment``, ``compile_sources``, ``run``, ``Timing``, ``test``: the
   stages of ``make test``, defined once.
 - ``booktools.setup_cell``: the chapters' set-up cell (``make setup-cell``).
 - ``booktools.wordcount``: the words of prose of each built page.

@@ -4,8 +4,9 @@ benchmark starts it (never Playwright's own browser download).
 Public names:
 
 - ``CHROMIUM``: the browser a reader runs (``$CHROMIUM``, by default
-  ``/usr/bin/chromium``), for what a reader waits for: the benchmarks and
-  the screenshots.
+  ``/usr/bin/chromium``), for what a reader waits for and sees: the
+  benchmarks of latency and page speed, and the screenshots (the benchmark
+  of the browser tests' own time runs in the shell, as they do).
 - ``HEADLESS_SHELL``: the same Chromium built as a headless program alone
   (``$CHROMIUM_HEADLESS_SHELL``, by default Debian's
   ``/usr/bin/chromium-headless-shell``), for the browser tests: the same
@@ -51,7 +52,8 @@ def executable(shell: bool = False) -> str:
     if not Path(CHROMIUM).exists():
         raise FileNotFoundError(
             f"{CHROMIUM} not found: install Debian's chromium (apt-get install "
-            "chromium chromium-headless-shell) or set CHROMIUM=/path/to/chromium"
+            "chromium chromium-headless-shell) or set CHROMIUM=/path/to/chromium "
+            "(and CHROMIUM_HEADLESS_SHELL=/path/to/its/headless-shell)"
         )
     return CHROMIUM
 

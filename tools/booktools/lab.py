@@ -1,6 +1,7 @@
 """Driving the live explorer in a real JupyterLab, for a test and a benchmark.
 
-:func:`jupyterlab` starts JupyterLab as ``make lab`` does, on copies of the
+:func:`jupyterlab` starts JupyterLab as ``make lab`` does (or, to read the
+chapters, with no kernel started as a notebook opens), on copies of the
 chapters in a temporary folder (with its own configuration, settings and
 runtime folders, so nothing is written into the repository or the home
 folder), and stops it afterwards. :class:`LiveExplorer` finds the explorer in
@@ -175,9 +176,9 @@ def open_in_lab(page, name: str) -> None:
     :func:`open_lab` loaded, as File → Open does (the page is not reloaded:
     a few seconds less per notebook than loading JupyterLab again), and wait
     until every markdown cell is drawn by the MyST renderer (jupyterlab-myst).
-    The tabs opened before stay open, their kernels too: closing a tab while
-    its kernel starts cancels JupyterLab's own requests to it, which log
-    errors to the console."""
+    The tabs opened before stay open, their kernels too (where JupyterLab
+    starts them): closing a tab while its kernel starts cancels JupyterLab's
+    own requests to it, which log errors to the console."""
     page.evaluate(
         """async name => {
             await window.jupyterapp.commands.execute('docmanager:open', {path: name});

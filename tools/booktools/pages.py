@@ -6,7 +6,8 @@ Public names:
 - ``PHONE``, ``DESKTOP``: the window widths every page must fit (px);
   :func:`layouts`: the pages whose layouts differ (axe-core checks each).
 - :class:`PageLog` and :func:`open_page`: a page opened with every request
-  and message logged, requests to other hosts blocked.
+  and message logged (a request to another host, which the browser of
+  :func:`booktools.chromium.launch` never sends out, among its problems).
 - :func:`wait_for_math`, :func:`settle`, :func:`resize`, :func:`load_images`:
   bring a page to what a reader sees; :func:`overflow`: what sticks out of it;
   :func:`too_wide`: the printed outputs (of Part 1, :func:`part_one`) and the

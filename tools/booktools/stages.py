@@ -21,8 +21,7 @@ Public names:
   :class:`Timing`: wall time, and the CPU time of everything it ran, the
   steadier measure on a shared machine, counted for each command it ran);
   :func:`test`: every stage in order (``ALONGSIDE``: the site built while nbval runs), stopping
-  at the first that fails, each one's times printed at the end;
-  :func:`children_cpu`: the CPU time of every process waited for.
+  at the first that fails, each one's times printed at the end.
 """
 
 from __future__ import annotations
@@ -31,7 +30,6 @@ import compileall
 import json
 import os
 import re
-import resource
 import shutil
 import subprocess
 import sys
@@ -64,9 +62,9 @@ WORKERS = ["-n", "2"]
 # 129 -> 110 s on this machine; four, 95%, gained only 3 s more).
 BROWSER_WORKERS = ["-n", "3"]
 # The unit and browser tests handed out as the workers free up ("worksteal":
-# a worker that runs out takes tests queued for the other), the longest first
-# (``slow``, tests/conftest.py): neither worker waits alone at the end, as
-# one did when each had a fixed share (a fifth of the unit tests' time).
+# a worker that runs out takes tests queued for another), the longest first
+# (``slow``, tests/conftest.py): no worker waits alone at the end, as one
+# did when each had a fixed share (a fifth of the unit tests' time).
 SHARED_OUT = ["--dist", "worksteal"]
 ONE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
@@ -164,14 +162,18 @@ def environment(stage: str, other_machine: bool = False) -> dict[str, str]:
 SOURCES = ["src", "tools", "tests", "_ext", "scripts", "benchmarks"]
 
 
+_COMPILING = threading.Lock()
+
+
 def compile_sources() -> None:
     """Compile the book's own modules to bytecode where it is missing or out
     of date. Python then reads it on every import, also where
     ``PYTHONDONTWRITEBYTECODE`` is set (as on some CI machines), which keeps
     every process from compiling them anew: about 0.8 s of CPU for each
     process that imports mha with its figures, and a stage starts dozens."""
-    for folder in SOURCES:
-        compileall.compile_dir(ROOT / folder, quiet=2, workers=1)
+    with _COMPILING:  # (two stages side by side: the second finds it done)
+        for folder in SOURCES:
+            compileall.compile_dir(ROOT / folder, quiet=2, workers=1)
 
 
 class Timing(NamedTuple):
@@ -181,12 +183,6 @@ class Timing(NamedTuple):
 
     wall: float
     cpu: float
-
-
-def children_cpu() -> float:
-    """CPU seconds (user and system) of every process this one has waited for."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
 
 
 def _call(command: list[str], env: dict[str, str], output) -> tuple[int, float]:
@@ -247,12 +243,12 @@ class _Background:
 
     def __init__(self, stage: str, quiet: bool = False):
         self.log = tempfile.TemporaryFile("w+")
-        self.outcome: Timing | subprocess.CalledProcessError | None = None
+        self.outcome: Timing | BaseException | None = None
 
         def work() -> None:
             try:
                 self.outcome = run(stage, True, quiet=quiet, output=self.log)
-            except subprocess.CalledProcessError as error:
+            except BaseException as error:  # raised again by result()
                 self.outcome = error
 
         self.thread = threading.Thread(target=work, daemon=True)
@@ -260,12 +256,13 @@ class _Background:
 
     def result(self) -> Timing:
         """Wait for the stage, show its output, and return its :class:`Timing`
-        (raising ``subprocess.CalledProcessError`` if it failed)."""
+        (raising what it raised, ``subprocess.CalledProcessError`` if a
+        command failed)."""
         self.thread.join()
         self.log.seek(0)
         sys.stdout.write(self.log.read())
         sys.stdout.flush()
-        if isinstance(self.outcome, subprocess.CalledProcessError):
+        if isinstance(self.outcome, BaseException):
             raise self.outcome
         return self.outcome
 
@@ -273,15 +270,16 @@ class _Background:
 def test(stages: tuple[str, ...] = STAGES, quiet: bool = False) -> dict[str, Timing]:
     """``make test``: every stage in order (those of ``ALONGSIDE`` side by
     side), the unit tests and the notebooks on ``OTHER_MACHINE``; stops at
-    the first stage that fails (``SystemExit``). Prints each stage's times at
-    the end (also after a failure), and the time of the whole; returns them.
-    ``quiet``: the stages' own output is not shown."""
+    the first stage that fails (``SystemExit``, whose ``times`` are the
+    stages' so far). Prints each stage's times at the end (also after a
+    failure), and the time of the whole; returns them. ``quiet``: the
+    stages' own output is not shown."""
     times: dict[str, Timing] = {}
-    failed = None
+    failed: list[str] = []
     began = time.perf_counter()
     todo = list(stages)
     try:
-        while todo and failed is None:
+        while todo and not failed:
             stage = todo.pop(0)
             partner = ALONGSIDE.get(stage)
             background = None
@@ -291,25 +289,30 @@ def test(stages: tuple[str, ...] = STAGES, quiet: bool = False) -> dict[str, Tim
             try:
                 times[stage] = run(stage, other_machine=True, quiet=quiet)
             except subprocess.CalledProcessError as error:
-                times[stage], failed = error.timing, stage
-            if background is not None:
-                try:
-                    times[partner] = background.result()
-                except subprocess.CalledProcessError as error:
-                    times[partner], failed = error.timing, failed or partner
+                times[stage] = error.timing
+                failed.append(stage)
+            finally:  # (also after Ctrl-C: no stage left running unseen)
+                if background is not None:
+                    try:
+                        times[partner] = background.result()
+                    except subprocess.CalledProcessError as error:
+                        times[partner] = error.timing
+                        failed.append(partner)
     finally:
         if not quiet:
             _summary(times, failed, time.perf_counter() - began)
     if failed:
-        raise SystemExit(f"make test: the {failed} stage failed")
+        stop = SystemExit(f"make test: the {' and '.join(failed)} stage failed")
+        stop.times = times
+        raise stop
     return times
 
 
-def _summary(times: dict[str, Timing], failed: str | None, whole: float) -> None:
+def _summary(times: dict[str, Timing], failed: list[str], whole: float) -> None:
     """The table make test ends with: each stage's times, then the whole's."""
     print("\n== make test, stage by stage: wall time (CPU time, both cores) ==")
     for stage, (wall, cpu) in times.items():
-        mark = "  FAILED" if stage == failed else ""
+        mark = "  FAILED" if stage in failed else ""
         beside = [s for s, p in ALONGSIDE.items() if p == stage and s in times]
         note = f"  (alongside {beside[0]})" if beside else ""
         print(f"{stage:>8}  {wall:6.1f} s  ({cpu:6.1f} s){mark}{note}")

@@ -20,8 +20,9 @@ Public names:
   compiled before a stage; :func:`run`: one stage, timed (a
   :class:`Timing`: wall time, and the CPU time of everything it ran, the
   steadier measure on a shared machine, counted for each command it ran);
-  :func:`test`: every stage in order (``ALONGSIDE``: the site built while nbval runs), stopping
-  at the first that fails, each one's times printed at the end.
+  :func:`test`: every stage in order (``ALONGSIDE``: the site built while
+  nbval runs; :func:`alongside`: the stage a stage runs beside), stopping at
+  the first that fails, each one's times printed at the end.
 """
 
 from __future__ import annotations
@@ -238,6 +239,12 @@ def run(
 ALONGSIDE = {"nbval": "book"}
 
 
+def alongside(stage: str) -> str | None:
+    """The stage that ``stage`` runs beside in ``make test`` (``"book"``:
+    ``"nbval"``), or ``None``."""
+    return next((s for s, partner in ALONGSIDE.items() if partner == stage), None)
+
+
 class _Background:
     """A stage run in a thread of its own, its output kept until :meth:`result`."""
 
@@ -313,8 +320,8 @@ def _summary(times: dict[str, Timing], failed: list[str], whole: float) -> None:
     print("\n== make test, stage by stage: wall time (CPU time, both cores) ==")
     for stage, (wall, cpu) in times.items():
         mark = "  FAILED" if stage in failed else ""
-        beside = [s for s, p in ALONGSIDE.items() if p == stage and s in times]
-        note = f"  (alongside {beside[0]})" if beside else ""
+        beside = alongside(stage)
+        note = f"  (alongside {beside})" if beside in times else ""
         print(f"{stage:>8}  {wall:6.1f} s  ({cpu:6.1f} s){mark}{note}")
     cpu = sum(t.cpu for t in times.values())
     print(f"{'total':>8}  {whole:6.1f} s  ({cpu:6.1f} s)")

@@ -12,10 +12,10 @@ import tempfile
 import pytest
 import torch
 import torch.nn.functional as F
-from hypothesis import settings
 from torch import nn
 
 import mha
+from booktools import stages
 
 # Before anything imports matplotlib (``import mha`` does not: it loads its
 # figures when first used), so no test needs a display.
@@ -29,10 +29,6 @@ os.environ.setdefault(
 
 # `make unit` runs two workers on two cores: one thread each, no oversubscription.
 torch.set_num_threads(1)
-
-# Property tests are derandomized, so every run explores the same examples.
-settings.register_profile("mha", derandomize=True, deadline=None, max_examples=40)
-settings.load_profile("mha")
 
 
 @pytest.fixture(autouse=True)
@@ -220,12 +216,36 @@ def make_kernel(tmp_path):
 # --- the longest tests first ----------------------------------------------------
 
 
+def pytest_collection_finish(session):
+    """Property tests are derandomized, so every run explores the same
+    examples. (Set here, after collection, where a module with property tests
+    has imported Hypothesis: the browser tests' workers have none, and
+    Hypothesis takes about a second of CPU to import.)"""
+    if "hypothesis" in sys.modules:
+        from hypothesis import settings
+
+        settings.register_profile(
+            "mha", derandomize=True, deadline=None, max_examples=40
+        )
+        settings.load_profile("mha")
+
+
 def pytest_collection_modifyitems(items):
     """Tests marked ``slow`` run first (in their order; the rest after them in
     theirs): two workers then start on the two longest, one each, and the
     short tests fill in around them, instead of a long test starting last and
     keeping one worker busy alone at the end."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    # The browser tests are in tests/browser and nowhere else: the stages of
+    # `make test` collect each stage's own directory.
+    misplaced = stages.misplaced(
+        (item.nodeid, item.get_closest_marker("browser") is not None) for item in items
+    )
+    if misplaced:
+        raise pytest.UsageError(
+            "a test marked browser belongs in tests/browser, and every test "
+            f"there is marked browser: {', '.join(misplaced)}"
+        )
 
 
 # --- bad input: one table per module, one test for all ------------------------------

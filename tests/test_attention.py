@@ -7,7 +7,7 @@ import math
 
 import pytest
 import torch
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 import mha
 from mha.attention import check_heads, divisors
@@ -34,6 +34,14 @@ def test_divisors_are_the_head_counts_a_layer_accepts(d_model):
         else:
             with pytest.raises(ValueError, match="n_heads must divide d_model"):
                 check_heads(d_model, n_heads)
+
+
+def test_property_tests_explore_the_same_examples_every_run():
+    """The profile tests/conftest.py loads once a module with property tests
+    is collected: derandomized, no deadline, 40 examples."""
+    assert settings.default.derandomize
+    assert settings.default.deadline is None
+    assert settings.default.max_examples == 40
 
 
 @given(

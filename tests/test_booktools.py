@@ -102,6 +102,23 @@ def test_every_stage_has_its_commands_and_a_bad_one_is_named(monkeypatch):
         stages.commands("nope")
 
 
+def test_each_test_stage_collects_its_own_directory_and_a_misplaced_test_is_named():
+    unit, browser = stages.commands("unit")[0], stages.commands("browser")[0]
+    assert browser[-1] == stages.BROWSER_TESTS and "--ignore" in unit
+    assert unit[unit.index("--ignore") + 1] == stages.BROWSER_TESTS
+    tests = [
+        ("tests/test_a.py::test_x", False),
+        ("tests/browser/test_b.py::test_y", True),
+        ("tests/test_a.py::test_page", True),  # the browser stage would miss it
+        ("tests/browser/test_b.py::test_z", False),  # the unit stage would
+        ("tests/browserish/test_c.py::test_w", False),
+    ]
+    assert stages.misplaced(tests) == [
+        "tests/test_a.py::test_page",
+        "tests/browser/test_b.py::test_z",
+    ]
+
+
 def test_colours_are_read_in_every_form_a_browser_gives_them():
     from booktools.colours import contrast, rgb
 

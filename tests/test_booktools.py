@@ -106,6 +106,10 @@ def test_each_test_stage_collects_its_own_directory_and_a_misplaced_test_is_name
     unit, browser = stages.commands("unit")[0], stages.commands("browser")[0]
     assert browser[-1] == stages.BROWSER_TESTS and "--ignore" in unit
     assert unit[unit.index("--ignore") + 1] == stages.BROWSER_TESTS
+    # Hypothesis's plugin only where there are property tests.
+    assert "no:hypothesispytest" not in unit
+    assert "no:hypothesispytest" in browser
+    assert "no:hypothesispytest" in stages.nbval_command()
     tests = [
         ("tests/test_a.py::test_x", False),
         ("tests/browser/test_b.py::test_y", True),

@@ -77,6 +77,10 @@ BROWSER_TESTS = "tests/browser"
 
 _BIN = Path(sys.executable).parent
 _PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+# Hypothesis's pytest plugin, for the stages without property tests (the
+# notebooks, the browser tests): loading it costs each pytest process about
+# 0.9 s of CPU.
+_NO_PROPERTY_TESTS = ["-p", "no:hypothesispytest"]
 
 
 # A call that trains a model (``training.train(...)``, ``fit(...)``, not a
@@ -121,6 +125,7 @@ def nbval_command(paths: list[str] | None = None) -> list[str]:
     ]
     return [
         *_PYTEST,
+        *_NO_PROPERTY_TESTS,
         *WORKERS,
         "--dist",
         "loadfile",
@@ -148,8 +153,9 @@ def commands(stage: str) -> list[list[str]]:
         build = [str(_BIN / "jupyter-book"), "build", ".", "-W", "-n", "--keep-going"]
         return [[*build, "--all"]]
     if stage == "browser":
+        plugins = ["-p", "no:nbval", *_NO_PROPERTY_TESTS]
         browser = ["-m", "browser", BROWSER_TESTS]
-        return [[*_PYTEST, "-p", "no:nbval", *BROWSER_WORKERS, *SHARED_OUT, *browser]]
+        return [[*_PYTEST, *plugins, *BROWSER_WORKERS, *SHARED_OUT, *browser]]
     raise ValueError(f"stage must be one of {', '.join(STAGES)}, got {stage!r}")
 
 

@@ -142,6 +142,18 @@ def test_binder_installs_the_runtime_pins_cpu_torch_and_the_package():
     assert len(lines) == len(binder) + 2, lines
 
 
+def test_opening_a_notebook_builds_no_uri_parsers():
+    """nbformat, which every program here that opens a notebook imports, loads
+    jsonschema, and jsonschema from 4.24 on loads rfc3987-syntax wherever it
+    is installed, which builds its parsers on import (1.5 s of CPU in each
+    such process: requirements.txt holds jsonschema before it)."""
+    probe = "import nbformat, sys; print(sorted({'rfc3987_syntax', 'lark'} & set(sys.modules)))"
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip() == "[]", f"import nbformat loaded {out.strip()}"
+
+
 def test_the_package_ships_its_licences():
     project = PYPROJECT["project"]
     assert project["license"] == "MIT"

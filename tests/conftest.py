@@ -234,7 +234,9 @@ def pytest_collection_modifyitems(items):
     """Tests marked ``slow`` run first (in their order; the rest after them in
     theirs): two workers then start on the two longest, one each, and the
     short tests fill in around them, instead of a long test starting last and
-    keeping one worker busy alone at the end."""
+    keeping one worker busy alone at the end. A test no stage of `make
+    test` would run (marked browser outside tests/browser, or unmarked in
+    it) stops the collection."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
     # The browser tests are in tests/browser and nowhere else: the stages of
     # `make test` collect each stage's own directory.

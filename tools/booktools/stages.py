@@ -14,6 +14,8 @@ Public names:
   ``VALIDATING``: what nbval runs the chapters with (``BOOK_NBVAL=1``).
 - :func:`nbval_command`, :func:`longest_first`: the chapters' validation,
   the chapters that train or time first.
+- ``BROWSER_TESTS``: the folder of the browser tests, which the unit tests'
+  stage leaves out; :func:`misplaced`: the tests no stage would run.
 - :func:`commands` and :func:`environment`: what a stage runs, and with
   which variables (``WORKERS``, ``BROWSER_WORKERS``: how many pytest
   workers); :func:`compile_sources`: the book's modules (``SOURCES``)
@@ -69,10 +71,10 @@ BROWSER_WORKERS = ["-n", "3"]
 # did when each had a fixed share (a fifth of the unit tests' time).
 SHARED_OUT = ["--dist", "worksteal"]
 ONE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-# Where the browser tests are, and they alone (tests/conftest.py holds it):
-# each stage's workers import only their own stage's test modules (a browser
-# worker saved about 4 s of CPU, a third of its start, and no test stage
-# loads nbval's plugin, whose import of nbformat alone takes 1-2 s).
+# Where the browser tests are, and they alone (tests/conftest.py stops a
+# collection that finds otherwise): each test stage's workers import only
+# their own stage's test modules (a browser worker's collection took about
+# 5 s of CPU instead of 8), and the browser tests' without nbval's plugin.
 BROWSER_TESTS = "tests/browser"
 
 _BIN = Path(sys.executable).parent

@@ -102,10 +102,13 @@ def test_loop(found: dict) -> str:
     if found["failed"]:
         verdict += f" (but {found['failed']}: the time is of a failing run)"
     before = bench_loop.BEFORE
+
+    def name(stage: str) -> str:
+        beside = stages.alongside(stage)
+        return f"`make {stage}`" + (f" (alongside {beside})" if beside else "")
+
     rows = "\n".join(
-        f"| `make {stage}`"
-        f"{f' (alongside {stages.alongside(stage)})' if stages.alongside(stage) else ''} "
-        f"| {before[stage]:.1f} s | {wall:.1f} s | {cpu:.1f} s |"
+        f"| {name(stage)} | {before[stage]:.1f} s | {wall:.1f} s | {cpu:.1f} s |"
         for stage, (wall, cpu) in found["stages"].items()
     )
     busy = "–" if found["busy"] is None else f"{found['busy']:.0%}"

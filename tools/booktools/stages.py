@@ -73,8 +73,9 @@ SHARED_OUT = ["--dist", "worksteal"]
 ONE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 # Where the browser tests are, and they alone (tests/conftest.py stops a
 # collection that finds otherwise): each test stage's workers import only
-# their own stage's test modules (a browser worker's collection took about
-# 5 s of CPU instead of 8), and the browser tests' without nbval's plugin.
+# their own stage's test modules, and the browser tests' workers load no
+# nbval plugin (with Hypothesis's plugin off too, below, a browser worker's
+# collection took about 5 s of CPU instead of 8).
 BROWSER_TESTS = "tests/browser"
 
 _BIN = Path(sys.executable).parent

@@ -166,3 +166,20 @@ def test_a_legend_of_any_kind_of_handle_has_a_fingerprint():
 
     assert drawn(1.0) == drawn(1.0)
     assert drawn(1.0) != drawn(2.5)
+
+
+def test_the_fingerprint_does_not_depend_on_how_often_the_figure_was_drawn():
+    """A notebook stores a figure's fingerprint after its PNG was drawn; a
+    test may take it from a figure drawn once or never. The constrained
+    layout of this figure's phone layout moves between its first draw and its
+    second, so the fingerprint must describe the settled one."""
+    ex = mha.running_example()
+    Q = ex.attention.Wq(ex.X)[0].detach()
+
+    def split():
+        return plotting.head_split_figure(Q, ex.tokens[0], 4, name="Q[0]")
+
+    fresh, drawn = split(), split()
+    assert drawn.phone is not None
+    drawn.phone.draw_without_rendering()
+    assert repr(fresh) == repr(drawn)

@@ -145,7 +145,7 @@ def test_binder_installs_the_runtime_pins_cpu_torch_and_the_package():
 def test_opening_a_notebook_builds_no_uri_parsers():
     """nbformat, which every program here that opens a notebook imports, loads
     jsonschema, and jsonschema from 4.24 on loads rfc3987-syntax wherever it
-    is installed, which builds its parsers on import (1.5 s of CPU in each
+    is installed, which builds its parsers on import (about 1.6 s of CPU in each
     such process: requirements.txt holds jsonschema before it)."""
     probe = "import nbformat, sys; print(sorted({'rfc3987_syntax', 'lark'} & set(sys.modules)))"
     out = subprocess.run(

@@ -152,9 +152,9 @@ def _drawn(fig: Figure) -> tuple[list[str], str]:
     width, height = (fig.get_size_inches() * fig.dpi).round().astype(int)
     # smallest_text draws the figure a second time, and this is needed: the
     # constrained layout settles only then (the phone layout of chapter 3's
-    # head_split_figure moves an axes by 2e-4 of its height between the first
-    # draw and the second, and no further), so the fingerprint describes the
-    # settled layout whatever drew the figure before.
+    # head_split_figure moves an axes by 2e-4 of the figure's height between
+    # the first draw and the second, and no further), so the fingerprint
+    # describes the settled layout whatever drew the figure before.
     text_px = smallest_text(fig) * fig.dpi / 72
     lines = [
         f"<Figure {width}×{height} px, {len(fig.axes)} axes, "

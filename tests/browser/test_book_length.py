@@ -47,3 +47,66 @@ def test_the_count_is_of_prose_only():
     <table><tr><td>cell</td></tr></table></article>"""
     assert wordcount.words(page) == 2 + 3 + 2 + 1
     assert wordcount.words(page, generated=True) == 3
+
+
+def test_the_core_path_keeps_to_its_reading_time():
+    """The intro and Part 1 within wordcount.BUDGET minutes, by the fixed
+    model of a reader (wordcount.READING)."""
+    pages = wordcount.core_path(SITE, TOC)
+    assert "book/intro" in pages and len(pages) > 1, "the core path was not built"
+    per_page = {page: round(wordcount.minutes(seen), 1) for page, seen in pages.items()}
+    total = sum(wordcount.minutes(seen) for seen in pages.values())
+    assert total <= wordcount.BUDGET, f"{total:.1f} minutes: {per_page}"
+
+
+READ_PAGE = "".join(
+    [
+        '<article class="bd-article"><h1>Prose counted as the word count counts</h1>',
+        # a cell: 2 lines of code (a blank one is not counted), printed output
+        '<div class="cell"><div class="cell_input"><div class="highlight">',
+        "<pre>x = 1\n\nprint(x)\n</pre></div></div>",
+        '<div class="cell_output"><div class="output stream highlight-myst-ansi">',
+        '<div class="highlight"><pre>1\nprinted, not code</pre></div></div></div></div>',
+        # a hidden input (not counted) that draws an image (a figure)
+        '<div class="cell tag_hide-input"><div class="cell_input">',
+        '<div class="highlight"><pre>hidden = 1</pre></div></div>',
+        '<div class="cell_output"><img src="a.png"></div></div>',
+        # 1 line that shows a function's source, 2 lines
+        '<div class="cell"><div class="cell_input"><div class="highlight">',
+        "<pre>mha.show_source(f)</pre></div></div>",
+        '<div class="cell_output"><div class="highlight-python"><div class="highlight">',
+        "<pre>def f():\n    return 1</pre></div></div></div></div>",
+        # a figure of the text, a figure a cell glues (each once)
+        '<figure><img src="b.png"><figcaption>caption</figcaption></figure>',
+        '<div class="cell"><div class="cell_output"><figure><img src="c.png">',
+        "</figure></div></div>",
+        # one explorer, however its elements nest
+        '<div class="mha-explorer-output"><div class="mha-explorer">',
+        '<div class="mha-explorer">x</div></div></div>',
+        # an exercise, and its folded solution (code and image not counted)
+        '<div class="exercise admonition"><p>Do it.</p></div>',
+        '<div class="solution dropdown admonition"><div class="cell">',
+        '<div class="cell_input"><div class="highlight"><pre>folded = 1</pre></div></div>',
+        '<div class="cell_output"><img src="d.png"></div></div></div>',
+        "</article>",
+    ]
+)
+
+
+def test_the_reading_time_counts_what_a_reader_sees():
+    """Shown code (a cell's input, a function's source a cell shows), not what
+    a cell prints, a hidden input or a folded solution; figures of the text
+    and images a cell draws, once each; explorers; whether there is an
+    exercise."""
+    seen = wordcount.reading(READ_PAGE)
+    assert seen == {
+        "words": wordcount.words(READ_PAGE),
+        "code lines": 2 + 1 + 2,
+        "figures": 3,
+        "explorers": 1,
+        "exercises": 1,
+    }
+    expected = seen["words"] / 200 + 5 / 5 + 3 * 1.5 + 3 + 3
+    assert abs(wordcount.minutes(seen) - expected) < 1e-9
+    no_exercise = dict(seen, exercises=0)
+    assert abs(wordcount.minutes(no_exercise) - (expected - 3)) < 1e-9

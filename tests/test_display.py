@@ -20,6 +20,24 @@ def test_show_source_shows_the_code_of_the_package_itself():
     )
 
 
+def test_show_source_can_leave_the_docstring_out():
+    full = repr(mha.show_source(mha.attention_probs))
+    bare = repr(mha.show_source(mha.attention_probs, docstring=False))
+    docstring = inspect.getdoc(mha.attention_probs)
+    assert docstring.splitlines()[0] in full and docstring.splitlines()[0] not in bare
+    assert bare.startswith("def attention_probs(") and "return probs" in bare
+    # only the docstring's lines go: every other line is kept, in order
+    assert [line for line in full.splitlines() if line in bare.splitlines()] == (
+        bare.splitlines()
+    )
+    method = repr(mha.show_source(mha.MultiHeadAttention.forward, docstring=False))
+    assert method.startswith("def forward(") and '"""' not in method
+    compile(method, "forward", "exec")  # still Python
+    # a function without a docstring is shown whole
+    plain = mha.display._longest_backtick_run
+    assert repr(mha.show_source(plain, docstring=False)) == repr(mha.show_source(plain))
+
+
 def test_a_source_holding_backticks_gets_a_longer_fence():
     markdown = SourceCode('s = """\n````\n"""\n')._repr_markdown_()
     assert markdown.startswith("`````python\n") and markdown.endswith("\n`````")
@@ -31,6 +49,8 @@ BAD_INPUT = [
     (lambda: mha.show_source(len), TypeError, "obj", "Python source",
      "got <built-in function len>"),
     (lambda: mha.show_source(3), TypeError, "obj", "class, function or module", "got 3"),
+    (lambda: mha.show_source(mha.split_heads, docstring="no"), TypeError, "docstring",
+     "True or False", "got 'no'"),
     (lambda: markdown_table("ab", [["a", "b"]]), ValueError, "header",
      "non-empty list of column names", "got 'ab'"),
     (lambda: markdown_table(["a", "b"], [["a", "b"], ["c"]]), ValueError, "rows[1]",

@@ -67,6 +67,29 @@ def test_one_heatmap_per_head_in_a_grid_labelled_on_its_edges(
         assert ax.images[0].get_clim() == (0.0, 1.0)
 
 
+@pytest.mark.parametrize(
+    ("given", "n_heads", "grid"),
+    [
+        ({}, 1, (1, 1)),
+        ({}, 2, (1, 2)),
+        ({}, 4, (2, 2)),
+        ({}, 6, (2, 3)),
+        ({}, 8, (2, 4)),
+        ({"n_rows": 1}, 4, (1, 4)),
+        ({"n_cols": 1}, 4, (4, 1)),
+    ],
+)
+def test_the_head_count_and_grid_follow_from_the_maps_when_not_given(
+    gen, given, n_heads, grid
+):
+    fig = mha.display_attention(QUERIES, KEYS, maps(n_heads, gen), **given)
+    panels = heatmaps(fig)
+    assert len(panels) == n_heads
+    xs = {round(ax.get_position().x0, 6) for ax in panels}
+    ys = {round(ax.get_position().y0, 6) for ax in panels}
+    assert (len(ys), len(xs)) == grid
+
+
 def test_values_are_printed_in_small_maps_only_unless_asked(gen):
     attention = maps(2, gen)
     printed = heatmaps(mha.display_attention(QUERIES, KEYS, attention, 2, 1, 2))[1]
@@ -130,6 +153,8 @@ ATTENTION = torch.full((4, 2, 3), 1 / 3)
 BAD_INPUT = [
     (lambda: mha.display_attention(["a", "b"], list("xyz"), ATTENTION, 4, 1, 3), ValueError,
      "n_rows * n_cols", "equal n_heads", "got 1 * 3 = 3 panels for n_heads=4"),
+    (lambda: mha.display_attention(["a", "b"], list("xyz"), ATTENTION, n_rows=3), ValueError,
+     "n_rows * n_cols", "equal n_heads", "got 3 * 1 = 3 panels for n_heads=4"),
     (lambda: mha.display_attention(["a", "b"], list("xyz"), ATTENTION, 2, 1, 2), ValueError,
      "attention", "n_heads=2 maps on its first axis", "got shape (4, 2, 3)"),
     (lambda: mha.display_attention(list("abc"), list("xyz"), ATTENTION, 4, 2, 2), ValueError,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import inspect
 import textwrap
 from collections.abc import Sequence
@@ -29,19 +30,47 @@ def _longest_backtick_run(text: str) -> int:
     return longest
 
 
-def show_source(obj: object) -> SourceCode:
+def show_source(obj: object, docstring: bool = True) -> SourceCode:
     """The source code of a class, function or method of the package.
 
     Both its plain-text and its Markdown form hold the source itself, so a
     notebook that stores it is checked (by nbval) against the current code.
+    With ``docstring=False`` a function's or method's docstring is left out
+    (a chapter that has just said what the function does shows its code
+    alone).
     """
+    if not isinstance(docstring, bool):
+        raise TypeError(f"docstring must be True or False, got {docstring!r}")
     try:
         source = inspect.getsource(obj)
     except (TypeError, OSError) as error:
         raise TypeError(
             f"obj must be a class, function or module with Python source, got {obj!r}"
         ) from error
-    return SourceCode(textwrap.dedent(source))  # a method without its class's indent
+    source = textwrap.dedent(source)  # a method without its class's indent
+    if not docstring:
+        source = _without_docstring(source)
+    return SourceCode(source)
+
+
+def _without_docstring(source: str) -> str:
+    """``source`` without the docstring of the function or class it defines."""
+    tree = ast.parse(source)
+    if not tree.body or not isinstance(
+        tree.body[0], ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+    ):
+        return source
+    body = tree.body[0].body
+    first = body[0]
+    if not (
+        isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Constant)
+        and isinstance(first.value.value, str)
+    ):
+        return source
+    lines = source.splitlines(keepends=True)
+    del lines[first.lineno - 1 : first.end_lineno]
+    return "".join(lines)
 
 
 class Table:

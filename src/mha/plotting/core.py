@@ -535,14 +535,35 @@ def _wrap(title: str, chars: int) -> list[str]:
     return [part for line in title.split("\n") for part in textwrap.wrap(line, chars)]
 
 
+def _grid(
+    maps: int, n_heads: int | None, n_rows: int | None, n_cols: int | None
+) -> tuple[int | None, int | None, int | None]:
+    """The head count and grid `display_attention` draws; what is not given
+    follows from what is (``maps``: the maps given). What cannot be honoured
+    is left for its checks to name."""
+    if n_heads is None:
+        n_heads = maps
+    if not isinstance(n_heads, int) or isinstance(n_heads, bool) or n_heads < 1:
+        return n_heads, n_rows, n_cols
+    if n_rows is None and n_cols is None:
+        n_cols = next(
+            d for d in range(1, n_heads + 1) if n_heads % d == 0 and d * d >= n_heads
+        )
+    given = n_cols if n_rows is None else n_rows
+    if isinstance(given, int) and not isinstance(given, bool) and given >= 1:
+        other = max(n_heads // given, 1)
+        n_rows, n_cols = (other, given) if n_rows is None else (n_rows, n_cols or other)
+    return n_heads, n_rows, n_cols
+
+
 @for_every_screen
 def display_attention(
     query_tokens: Sequence[str],
     key_tokens: Sequence[str],
     attention: torch.Tensor,
-    n_heads: int,
-    n_rows: int,
-    n_cols: int,
+    n_heads: int | None = None,
+    n_rows: int | None = None,
+    n_cols: int | None = None,
     *,
     mask: torch.Tensor | None = None,
     annotate: bool | None = None,
@@ -565,8 +586,11 @@ def display_attention(
         key_tokens: ``k_len`` labels for the columns.
         attention: ``(n_heads, q_len, k_len)`` probabilities of one sequence,
             e.g. ``attn_probs[0]``.
-        n_heads: number of heads to draw.
-        n_rows, n_cols: grid of panels; ``n_rows * n_cols`` must equal ``n_heads``.
+        n_heads: number of heads to draw; ``None``: every map of ``attention``.
+        n_rows, n_cols: grid of panels; ``n_rows * n_cols`` must equal
+            ``n_heads``. ``None``: as square as whole rows allow (1 head
+            ``1 × 1``, 2 ``1 × 2``, 4 ``2 × 2``, 8 ``2 × 4``); one of them
+            given, the other follows.
         mask: the mask the attention was computed with, in the package's
             convention (``True`` or 1 = may attend), broadcastable to
             ``(n_heads, q_len, k_len)``: one sequence's, e.g.
@@ -595,6 +619,7 @@ def display_attention(
         colour bar; its ``maps`` are the heads' heatmaps.
     """
     attention = as_matrix("attention", attention, 3)
+    n_heads, n_rows, n_cols = _grid(attention.size(0), n_heads, n_rows, n_cols)
     for name, value in (("n_heads", n_heads), ("n_rows", n_rows), ("n_cols", n_cols)):
         check_int(name, value)
     if n_rows * n_cols != n_heads:

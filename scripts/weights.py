@@ -5,7 +5,8 @@ them into the package, and say what each learned.
     python scripts/weights.py agreement      # one task (or several, by name)
 
 Every task trains a model for each of its depths (one layer, or two on a
-residual stream), each of its head counts and each of its seeds; on another
+residual stream), each of its head counts (and head widths, where it has
+layouts) and each of its seeds; on another
 processor, training gives other weights (float32 training
 amplifies rounding differences) that learned the same thing: compare the
 behaviour printed here, not the digits of the files.
@@ -28,7 +29,7 @@ TASKS = {
 
 def report(task: training.Task) -> None:
     print(f"{task.name}: {task.asks}")
-    for (n_layers, n_heads, seed), learned in training.loop.save(task).items():
+    for (n_layers, n_heads, d_key, seed), learned in training.loop.save(task).items():
         answers = ", ".join(
             f"{name} {learned['accuracy'][name]:.1%} (head {learned['head'][name]}: "
             f"{learned['share'][name][learned['head'][name]]:.2f} on its key)"
@@ -39,8 +40,9 @@ def report(task: training.Task) -> None:
             for name in learned.get("hard", {})
         )
         layers = "" if task.depths == (1,) else f"{n_layers} layer(s), "
+        width = "" if d_key is None else f" of {d_key} feature(s)"
         print(
-            f"  {layers}{n_heads} head(s), seed {seed}: joint {learned['joint']:.1%}; "
+            f"  {layers}{n_heads} head(s){width}, seed {seed}: joint {learned['joint']:.1%}; "
             f"{answers}{hard}"
         )
     print(f"  saved to {task.weights_file.name}")

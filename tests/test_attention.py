@@ -352,7 +352,16 @@ BAD_INPUT = [
     (lambda: mha.attention_probs([[1.0]]), TypeError, "scores", "torch.Tensor", "got list"),
     (lambda: divisors(0), ValueError, "n", "int >= 1", "got 0"),
     (lambda: check_heads(12, 5), ValueError, "n_heads", "divide d_model",
-     "d_model=12 is not divisible by n_heads=5 (allowed n_heads: 1, 2, 3, 4, 6, 12)"),
+     "d_model=12 is not divisible by n_heads=5 (allowed n_heads: 1, 2, 3, 4, 6, 12; "
+     "or give each head its width with d_key)"),
+    (lambda: mha.MultiHeadAttention(8, 3, d_key=0), ValueError, "d_key", "int >= 1",
+     "got 0"),
+    (lambda: mha.MultiHeadAttention(8, 3, d_key=2.5), TypeError, "d_key", "an int",
+     "got float 2.5"),
+    (lambda: mha.MultiHeadAttention(8, 0, d_key=2), ValueError, "n_heads", "int >= 1",
+     "got 0"),
+    (lambda: mha.to_torch(mha.MultiHeadAttention(8, 8, d_key=2)), ValueError, "layer",
+     "d_key = d_model // n_heads", "d_model=8, n_heads=8, d_key=2"),
 ]  # fmt: skip
 
 
@@ -403,3 +412,54 @@ def test_dropout_is_off_by_default_as_in_pytorch(gen):
     torch.testing.assert_close(layer(x, x, x), layer(x, x, x), rtol=0, atol=0)
     noisy = mha.MultiHeadAttention(8, 2, dropout=0.5).train()
     assert not torch.equal(noisy(x, x, x)[0], noisy(x, x, x)[0])
+
+
+# --- A head width apart from the head count (d_key) -------------------------------
+
+
+@pytest.mark.parametrize(
+    "d_model, n_heads, d_key", [(8, 8, 2), (8, 1, 16), (8, 3, 2), (6, 2, 5)]
+)
+def test_heads_of_any_width_compute_attention_head_by_head(
+    gen, d_model, n_heads, d_key
+):
+    """With d_key given, Wq, Wk, Wv map d_model to n_heads * d_key features and
+    Wo maps them back; each head is softmax(q kᵀ / √d_key) v on its own d_key
+    features, computed here one head at a time, independently of the layer's
+    split and merge."""
+    layer = mha.MultiHeadAttention(d_model, n_heads, d_key=d_key, dtype=torch.float64)
+    layer.eval()
+    assert layer.Wq.weight.shape == layer.Wv.weight.shape == (n_heads * d_key, d_model)
+    assert layer.Wo.weight.shape == (d_model, n_heads * d_key)
+    x = torch.randn(2, 5, d_model, generator=gen, dtype=torch.float64)
+    mask = mha.masks.causal_mask(5)
+    out, probs = layer(x, x, x, mask)
+    assert out.shape == (2, 5, d_model) and probs.shape == (2, n_heads, 5, 5)
+    heads = []
+    for h in range(n_heads):
+        rows = slice(h * d_key, (h + 1) * d_key)
+        q, k, v = (
+            x @ w.weight[rows].T + w.bias[rows] for w in (layer.Wq, layer.Wk, layer.Wv)
+        )  # each (2, 5, d_key)
+        scores = (q @ k.transpose(1, 2)) / d_key**0.5  # (2, 5, 5)
+        p = scores.masked_fill(~mask, float("-inf")).softmax(dim=-1)
+        torch.testing.assert_close(probs[:, h], p, rtol=0, atol=1e-12)
+        heads.append(p @ v)  # (2, 5, d_key)
+    expected = layer.Wo(torch.cat(heads, dim=-1))  # (2, 5, d_model)
+    torch.testing.assert_close(out, expected, rtol=0, atol=1e-12)
+
+
+def test_d_key_by_convention_is_the_default_layer_and_equals_pytorch(gen):
+    """d_key = d_model // n_heads given explicitly builds the default layer,
+    which PyTorch's own layer matches."""
+    torch.manual_seed(0)
+    default = mha.MultiHeadAttention(8, 4, dtype=torch.float64).eval()
+    torch.manual_seed(0)
+    explicit = mha.MultiHeadAttention(8, 4, d_key=2, dtype=torch.float64).eval()
+    for (name, a), b in zip(
+        default.state_dict().items(), explicit.state_dict().values(), strict=True
+    ):
+        assert torch.equal(a, b), name
+    x = torch.randn(2, 5, 8, generator=gen, dtype=torch.float64)
+    theirs, _ = mha.to_torch(explicit)(x, x, x)
+    torch.testing.assert_close(explicit(x, x, x)[0], theirs, rtol=0, atol=1e-12)

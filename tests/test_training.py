@@ -128,7 +128,9 @@ def test_save_writes_what_load_reads(tmp_path, monkeypatch):
         training.Task, "weights_file", property(lambda t: tmp_path / "w.pt")
     )
     learned = loop.save(task)
-    assert set(learned) == {(1, n, s) for n in training.HEAD_COUNTS for s in (0, 1)}
+    assert set(learned) == {
+        (1, n, None, s) for n in training.HEAD_COUNTS for s in (0, 1)
+    }
     for n_heads, seed in ((1, 0), (8, 1)):
         loaded = training.load(task, n_heads, seed)
         trained = training.train(task, n_heads, seed).model
@@ -136,7 +138,7 @@ def test_save_writes_what_load_reads(tmp_path, monkeypatch):
             loaded.state_dict().items(), trained.state_dict().values(), strict=True
         ):
             assert torch.equal(a, b), name
-        assert learned[1, n_heads, seed] == training.behaviour(task, loaded)
+        assert learned[1, n_heads, None, seed] == training.behaviour(task, loaded)
 
 
 def test_save_and_load_two_layer_models_beside_one_layer_ones(tmp_path, monkeypatch):
@@ -145,7 +147,7 @@ def test_save_and_load_two_layer_models_beside_one_layer_ones(tmp_path, monkeypa
         training.Task, "weights_file", property(lambda t: tmp_path / "w.pt")
     )
     learned = loop.save(task)
-    assert set(learned) == {(d, 2, s) for d in (1, 2) for s in (0, 1)}
+    assert set(learned) == {(d, 2, None, s) for d in (1, 2) for s in (0, 1)}
     assert set(torch.load(tmp_path / "w.pt", weights_only=True)) == {2, (2, 2)}
     for n_layers, kind in ((1, training.ToyModel), (2, training.TwoLayerModel)):
         loaded = training.load(task, 2, 1, n_layers=n_layers)
@@ -157,6 +159,37 @@ def test_save_and_load_two_layer_models_beside_one_layer_ones(tmp_path, monkeypa
             assert torch.equal(a, b), name
     with pytest.raises(ValueError, match="n_heads must be one of \\(2,\\)"):
         training.load(task, 4, 0)
+
+
+def test_save_and_load_models_whose_heads_have_a_width_of_their_own(
+    tmp_path, monkeypatch
+):
+    """A task's layouts ((n_heads, d_key) pairs) are trained, saved and loaded
+    beside its conventional head counts, under their own keys."""
+    task = _tiny_task(head_counts=(2,), layouts=((8, 2), (1, 2)))
+    monkeypatch.setattr(
+        training.Task, "weights_file", property(lambda t: tmp_path / "w.pt")
+    )
+    learned = loop.save(task)
+    assert set(learned) == {
+        (1, n, k, s) for n, k in ((2, None), (8, 2), (1, 2)) for s in (0, 1)
+    }
+    assert set(torch.load(tmp_path / "w.pt", weights_only=True)) == {
+        2,
+        (1, 8, 2),
+        (1, 1, 2),
+    }
+    loaded = training.load(task, 8, 1, d_key=2)
+    assert (loaded.attention.n_heads, loaded.attention.d_key) == (8, 2)
+    assert loaded.attention.Wq.weight.shape == (16, 8)  # 8 heads of 2 on d_model 8
+    trained = training.train(task, 8, 1, d_key=2).model
+    for (name, a), b in zip(
+        loaded.state_dict().items(), trained.state_dict().values(), strict=True
+    ):
+        assert torch.equal(a, b), name
+    assert learned[1, 8, 2, 1] == training.behaviour(task, loaded)
+    with pytest.raises(ValueError, match="n_heads=4, d_key=2, n_layers=1 is not a"):
+        training.load(task, 4, 0, d_key=2)
 
 
 def test_a_fixed_training_set_is_drawn_once():

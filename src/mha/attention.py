@@ -2,7 +2,9 @@
 
 The chapters call the steps one at a time; :class:`MultiHeadAttention` chains
 them. Shapes use ``batch``, ``n_heads``, ``q_len`` (queries), ``k_len`` (keys
-and values), ``d_model`` and ``d_key = d_model // n_heads``.
+and values), ``d_model`` and ``d_key``, the width of one head: by the paper's
+and PyTorch's convention ``d_model // n_heads``, but any width will do (the
+steps then see ``n_heads * d_key`` features where they say ``d_model``).
 """
 
 from __future__ import annotations
@@ -35,14 +37,16 @@ def divisors(n: int) -> list[int]:
 
 
 def check_heads(d_model: int, n_heads: int) -> None:
-    """``n_heads`` must divide ``d_model``, so that every head gets whole features."""
+    """``n_heads`` must divide ``d_model`` when each head's width is left to
+    the convention ``d_key = d_model // n_heads``."""
     check_int("d_model", d_model)
     check_int("n_heads", n_heads)
     if d_model % n_heads:
         raise ValueError(
             f"n_heads must divide d_model so that every head gets d_model / n_heads "
             f"features: d_model={d_model} is not divisible by n_heads={n_heads} "
-            f"(allowed n_heads: {', '.join(map(str, divisors(d_model)))})"
+            f"(allowed n_heads: {', '.join(map(str, divisors(d_model)))}; or give "
+            f"each head its width with d_key)"
         )
 
 
@@ -121,17 +125,24 @@ class MultiHeadAttention(nn.Module):
 
     Args:
         d_model: size of each input and output vector.
-        n_heads: number of heads; must divide ``d_model``. Each head works on
-            ``d_key = d_model // n_heads`` features.
+        n_heads: number of heads.
         dropout: dropout probability on the attention probabilities; 0.0 by
             default, as in ``nn.MultiheadAttention`` (when above 0, active only
             in training mode: call ``.eval()`` for repeatable numbers).
+        d_key: the width of each head's queries, keys and values. ``None``
+            (the default) follows the paper's and PyTorch's convention,
+            ``d_model // n_heads``, which needs ``n_heads`` to divide
+            ``d_model`` and gives the layer PyTorch's shapes. Any other width
+            is allowed (T5 calls it ``d_kv``): ``Wq``, ``Wk``, ``Wv`` then
+            map ``d_model`` to ``n_heads * d_key`` features and ``Wo`` maps
+            them back.
         device, dtype: where and in which precision the weights are made, as
             for ``nn.Linear``.
 
     Attributes:
-        Wq, Wk, Wv, Wo: ``nn.Linear(d_model, d_model)`` with bias; each
-            computes ``x Wᵀ + b``.
+        Wq, Wk, Wv: ``nn.Linear(d_model, n_heads * d_key)`` with bias; each
+            computes ``x Wᵀ + b``. Wo: ``nn.Linear(n_heads * d_key, d_model)``.
+            By default ``n_heads * d_key = d_model``.
 
     Shape:
         - query: ``(batch, q_len, d_model)``.
@@ -152,7 +163,8 @@ class MultiHeadAttention(nn.Module):
     Raises:
         TypeError: an input is not a floating-point tensor, or its dtype is
             not the weights' dtype; the mask is not a tensor.
-        ValueError: ``n_heads`` does not divide ``d_model``; an input is not
+        ValueError: ``n_heads`` does not divide ``d_model`` and ``d_key`` is
+            not given; an input is not
             3-D with ``d_model`` features, or on another device than the
             weights; batch sizes differ, or key and value lengths differ; the
             mask has another shape, holds values other than 0 and 1, or
@@ -164,21 +176,28 @@ class MultiHeadAttention(nn.Module):
         d_model: int = 512,
         n_heads: int = 8,
         dropout: float = 0.0,
+        d_key: int | None = None,
         device: torch.device | str | None = None,
         dtype: torch.dtype | None = None,
     ):
         """The four projections ``Wq, Wk, Wv, Wo`` and the dropout (arguments:
         see the class)."""
         super().__init__()
-        check_heads(d_model, n_heads)
+        if d_key is None:
+            check_heads(d_model, n_heads)
+            d_key = d_model // n_heads
+        check_int("d_model", d_model)
+        check_int("n_heads", n_heads)
+        check_int("d_key", d_key)
         check_probability("dropout", dropout)
         self.d_model = d_model
         self.n_heads = n_heads
-        self.d_key = d_model // n_heads
-        self.Wq = nn.Linear(d_model, d_model, device=device, dtype=dtype)
-        self.Wk = nn.Linear(d_model, d_model, device=device, dtype=dtype)
-        self.Wv = nn.Linear(d_model, d_model, device=device, dtype=dtype)
-        self.Wo = nn.Linear(d_model, d_model, device=device, dtype=dtype)
+        self.d_key = d_key
+        width = n_heads * d_key  # all heads side by side; d_model by convention
+        self.Wq = nn.Linear(d_model, width, device=device, dtype=dtype)
+        self.Wk = nn.Linear(d_model, width, device=device, dtype=dtype)
+        self.Wv = nn.Linear(d_model, width, device=device, dtype=dtype)
+        self.Wo = nn.Linear(width, d_model, device=device, dtype=dtype)
         self.dropout = nn.Dropout(dropout)
 
     def forward(

@@ -29,7 +29,8 @@ def packed_in_proj(layer: MultiHeadAttention) -> tuple[torch.Tensor, torch.Tenso
 def to_torch(
     layer: MultiHeadAttention, batch_first: bool = True
 ) -> nn.MultiheadAttention:
-    """A ``nn.MultiheadAttention`` computing exactly what ``layer`` computes.
+    """A ``nn.MultiheadAttention`` computing exactly what ``layer`` computes
+    (a layer whose heads are ``d_model // n_heads`` wide, PyTorch's only width).
 
     The copy has the same dropout probability, dtype, device, training/eval
     mode and ``requires_grad`` setting as ``layer``.
@@ -37,6 +38,12 @@ def to_torch(
     if not isinstance(layer, MultiHeadAttention):
         raise TypeError(
             f"layer must be a mha.MultiHeadAttention, got {type(layer).__name__}"
+        )
+    if layer.n_heads * layer.d_key != layer.d_model:
+        raise ValueError(
+            "layer must have heads of d_key = d_model // n_heads features, the only "
+            f"width nn.MultiheadAttention has, got d_model={layer.d_model}, "
+            f"n_heads={layer.n_heads}, d_key={layer.d_key}"
         )
     weight = layer.Wq.weight
     torch_layer = nn.MultiheadAttention(

@@ -38,7 +38,14 @@ from booktools.explorers import (
     wait_until_drawn,
 )
 from mha.explorer.models import MASKS
-from mha.training import AGREEMENT, FRONTED, NEIGHBOURS, PREVIOUS_WORD, load
+from mha.training import (
+    AGREEMENT,
+    FRONTED,
+    NEIGHBOURS,
+    PREVIOUS_WORD,
+    ToyModel,
+    load,
+)
 
 pytestmark = pytest.mark.browser
 SETTINGS_PER_MODEL = 100
@@ -78,6 +85,14 @@ def two_layers(n_heads: int) -> nn.Module:
     return TwoLayers(len(AGREEMENT.vocab), n_heads).eval().requires_grad_(False)
 
 
+def wide_heads() -> nn.Module:
+    """A one-layer toy model whose eight heads have two features each (16 in
+    all, on d_model 8): a head width apart from the head count."""
+    torch.manual_seed(8)
+    model = ToyModel(len(NEIGHBOURS.vocab), 2, n_heads=8, dtype=torch.float64, d_key=2)
+    return model.eval().requires_grad_(False)
+
+
 def explorers() -> dict[str, object]:
     """Every model the explorers run, each in an explorer of its own."""
     return {
@@ -94,6 +109,7 @@ def explorers() -> dict[str, object]:
         ),
         "two layers, 2 heads": mha.attention_explorer(two_layers(2), vocab=AGREEMENT),
         "two layers, 4 heads": mha.attention_explorer(two_layers(4), vocab=AGREEMENT),
+        "8 heads of 2 features": mha.attention_explorer(wide_heads(), vocab=NEIGHBOURS),
     }
 
 
@@ -192,8 +208,8 @@ def test_the_page_computes_what_the_package_computes(page_of_explorers):
     assert errors == []
     # Every model: the running example's two weights and the three tasks at
     # every head count, the fronted task's two models, the two-layer models
-    # at their head counts.
-    assert len(checked) == 2 * 4 + 3 * 4 + 2 + 2
+    # at their head counts, the heads of a width of their own.
+    assert len(checked) == 2 * 4 + 3 * 4 + 2 + 2 + 1
     assert min(checked.values()) >= 100
 
 

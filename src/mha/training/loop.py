@@ -85,17 +85,28 @@ class TrainingRun:
 
 
 def _new_model(
-    task: Task, n_heads: int = 4, dtype: torch.dtype = torch.float32, n_layers: int = 1
+    task: Task,
+    n_heads: int = 4,
+    dtype: torch.dtype = torch.float32,
+    n_layers: int = 1,
+    d_key: int | None = None,
 ) -> ToyModel | TwoLayerModel:
     """A freshly initialised :class:`~mha.training.model.ToyModel` (one
     layer) or :class:`~mha.training.model.TwoLayerModel` (two) for ``task``
     (drawn from PyTorch's global random generator)."""
     check_task(task)
-    check_choice("n_heads", n_heads, HEAD_COUNTS)
+    if d_key is None:  # the convention: heads of d_model // n_heads features
+        check_choice("n_heads", n_heads, HEAD_COUNTS)
     check_choice("n_layers", n_layers, (1, 2))
     kind = ToyModel if n_layers == 1 else TwoLayerModel
     return kind(
-        len(task.vocab), len(task.answers), D_MODEL, n_heads, task.max_length, dtype
+        len(task.vocab),
+        len(task.answers),
+        D_MODEL,
+        n_heads,
+        task.max_length,
+        dtype,
+        d_key=d_key,
     )
 
 
@@ -108,12 +119,14 @@ def train(
     batch_size: int | None = None,
     lr: float | None = None,
     n_layers: int = 1,
+    d_key: int | None = None,
 ) -> TrainingRun:
     """Train a model for ``task`` with :func:`fit` on its random sentences, each
     batch of one random length in ``task.lengths``; ``steps``, ``batch_size``
     and ``lr`` default to the task's. ``n_layers=1`` trains a
     :class:`~mha.training.model.ToyModel`, ``n_layers=2`` a
-    :class:`~mha.training.model.TwoLayerModel`.
+    :class:`~mha.training.model.TwoLayerModel`; ``d_key``, each head's
+    width, is ``d_model // n_heads`` unless given.
 
     Runs in float32 (whatever PyTorch's default dtype is), seeded, on one CPU
     thread: repeatable on one machine, but not digit for digit on another
@@ -130,7 +143,7 @@ def train(
     low, high = task.lengths
     with one_thread(), torch.enable_grad():
         torch.manual_seed(seed)
-        model = _new_model(task, n_heads, n_layers=n_layers)
+        model = _new_model(task, n_heads, n_layers=n_layers, d_key=d_key)
         generator = torch.Generator().manual_seed(seed + 1)
 
         def fresh_batch():
@@ -152,39 +165,60 @@ def train(
     return TrainingRun(task, model, losses, behaviour(task, model)["joint"])
 
 
-def _key(n_layers: int, n_heads: int) -> int | tuple[int, int]:
+def _key(
+    n_layers: int, n_heads: int, d_key: int | None = None
+) -> int | tuple[int, ...]:
     """Where a model's weights sit in a task's file: a one-layer model's under
     its head count (as in the files made before two-layer models), a
-    two-layer model's under ``(2, n_heads)``."""
+    two-layer model's under ``(2, n_heads)``, and a one-layer model whose
+    heads have a width of their own (``task.layouts``) under ``(1, n_heads,
+    d_key)``."""
+    if d_key is not None:
+        return (n_layers, n_heads, d_key)
     return n_heads if n_layers == 1 else (n_layers, n_heads)
 
 
 def save(
-    task: Task, path: str | Path | None = None
-) -> dict[tuple[int, int, int], dict]:
+    task: Task,
+    path: str | Path | None = None,
+    kinds: list[tuple[int, int, int | None]] | None = None,
+) -> dict[tuple[int, int, int | None, int], dict]:
     """Train a model for every depth in ``task.depths``, every head count in
-    ``task.head_counts`` and every seed of ``task.seeds`` (the task's
-    settings otherwise), save their weights to ``path`` (by default
-    ``task.weights_file``, in the package) and return what each learned,
-    ``{(n_layers, n_heads, seed): behaviour(task, model)}``."""
+    ``task.head_counts``, every layout in ``task.layouts`` and every seed
+    of ``task.seeds`` (the task's settings otherwise), save their weights to
+    ``path`` (by default ``task.weights_file``, in the package) and return
+    what each learned, ``{(n_layers, n_heads, d_key, seed): behaviour(task,
+    model)}`` (``d_key`` ``None`` where it is ``d_model // n_heads``).
+
+    With ``kinds``, a list of ``(n_layers, n_heads, d_key)`` of the task's,
+    only those are trained and replaced; the file's other models are kept
+    (a layout added to a task, without retraining the models shipped before,
+    which on another processor would come out different)."""
     check_task(task)
     path = task.weights_file if path is None else Path(path)
-    kinds = [(depth, n) for depth in task.depths for n in task.head_counts]
+    every = [(depth, n, None) for depth in task.depths for n in task.head_counts]
+    every += [(1, n, d_key) for n, d_key in task.layouts]
+    if kinds is None:
+        kinds, kept = every, {}
+    else:
+        for i, kind in enumerate(kinds):
+            check_choice(f"kinds[{i}]", kind, every)
+        kept = torch.load(path, weights_only=True) if path.exists() else {}
     models = {
-        (depth, n, seed): train(task, n, seed, n_layers=depth).model
-        for depth, n in kinds
+        (*kind, seed): train(task, kind[1], seed, n_layers=kind[0], d_key=kind[2]).model
+        for kind in kinds
         for seed in task.seeds
     }
     # One tensor per weight and kind of model, the seeds stacked on its first
     # axis: a file a few times smaller than one state_dict per model.
-    states = {
-        _key(depth, n): {
+    states = kept | {
+        _key(*kind): {
             name: torch.stack(
-                [models[depth, n, seed].state_dict()[name] for seed in task.seeds]
+                [models[(*kind, seed)].state_dict()[name] for seed in task.seeds]
             )
-            for name in models[depth, n, task.seeds[0]].state_dict()
+            for name in models[(*kind, task.seeds[0])].state_dict()
         }
-        for depth, n in kinds
+        for kind in kinds
     }
     path.parent.mkdir(parents=True, exist_ok=True)
     torch.save(states, path)
@@ -206,11 +240,12 @@ def load(
     seed: int = 0,
     dtype: torch.dtype = torch.float32,
     n_layers: int = 1,
+    d_key: int | None = None,
 ) -> ToyModel | TwoLayerModel:
     """The model :func:`train` gives for ``task`` with its default settings
-    and this ``seed`` (and ``n_layers``), loaded from the weights shipped
-    with the package (``task.weights_file``, made by :func:`save`: ``make
-    weights``).
+    and this ``seed`` (and ``n_layers``, and ``d_key`` for one of
+    ``task.layouts``), loaded from the weights shipped with the package
+    (``task.weights_file``, made by :func:`save`: ``make weights``).
 
     The weights are float32, as trained; with ``dtype=torch.float64`` the
     model computes in float64, as the running example does, so that what the
@@ -218,17 +253,26 @@ def load(
     mode, gradients off.
     """
     check_task(task)
-    check_choice("n_layers", n_layers, task.depths)
-    check_choice("n_heads", n_heads, task.head_counts)
     check_choice("seed", seed, task.seeds)
+    if d_key is None:
+        check_choice("n_layers", n_layers, task.depths)
+        check_choice("n_heads", n_heads, task.head_counts)
+    elif (n_layers, n_heads, d_key) not in [(1, *layout) for layout in task.layouts]:
+        shipped = ", ".join(f"n_heads={n}, d_key={k}" for n, k in task.layouts)
+        raise ValueError(
+            f"n_heads={n_heads}, d_key={d_key}, n_layers={n_layers} is not a shipped "
+            f"layout of task {task.name!r}; one layer with "
+            f"{shipped or 'no width of its own'}, or d_key=None for the head "
+            f"counts {task.head_counts}"
+        )
     if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
         raise TypeError(
             f"dtype must be a floating-point torch.dtype such as torch.float64, "
             f"got {type(dtype).__name__} {dtype!r}"
         )
     # {name: (n_seeds, ...)}
-    stacked = _shipped_states(task.weights_file)[_key(n_layers, n_heads)]
+    stacked = _shipped_states(task.weights_file)[_key(n_layers, n_heads, d_key)]
     index = task.seeds.index(seed)
-    model = _new_model(task, n_heads, n_layers=n_layers)
+    model = _new_model(task, n_heads, n_layers=n_layers, d_key=d_key)
     model.load_state_dict({name: weights[index] for name, weights in stacked.items()})
     return model.to(dtype).eval().requires_grad_(False)

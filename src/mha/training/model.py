@@ -35,6 +35,9 @@ class ToyModel(nn.Module):
         d_model, n_heads: as for :class:`~mha.attention.MultiHeadAttention`.
         max_length: the longest sentence the positional encoding covers.
         dtype: precision of the weights.
+        d_key: each head's width, as for
+            :class:`~mha.attention.MultiHeadAttention` (by default
+            ``d_model // n_heads``).
 
     Shape:
         - ids: ``(batch, seq_len)``; mask (optional): as for
@@ -54,6 +57,7 @@ class ToyModel(nn.Module):
         n_heads: int = 4,
         max_length: int = MAX_LENGTH,
         dtype: torch.dtype | None = None,
+        d_key: int | None = None,
     ):
         """Build the embeddings, the positional encoding, the attention layer
         (no dropout) and ``n_answers`` readouts of ``vocab_size`` scores each."""
@@ -63,7 +67,9 @@ class ToyModel(nn.Module):
         self.position = PositionalEncoding(
             d_model, dropout=0.0, max_length=max_length, dtype=dtype
         )
-        self.attention = MultiHeadAttention(d_model, n_heads, dropout=0.0, dtype=dtype)
+        self.attention = MultiHeadAttention(
+            d_model, n_heads, dropout=0.0, d_key=d_key, dtype=dtype
+        )
         self.readouts = nn.ModuleList(
             nn.Linear(d_model, vocab_size, dtype=dtype) for _ in range(n_answers)
         )
@@ -123,6 +129,7 @@ class TwoLayerModel(nn.Module):
         n_heads: int = 4,
         max_length: int = MAX_LENGTH,
         dtype: torch.dtype | None = None,
+        d_key: int | None = None,
     ):
         """Build the embeddings, the positional encoding, two attention layers
         (no dropout) and ``n_answers`` readouts of ``vocab_size`` scores each."""
@@ -133,7 +140,7 @@ class TwoLayerModel(nn.Module):
             d_model, dropout=0.0, max_length=max_length, dtype=dtype
         )
         self.layers = nn.ModuleList(
-            MultiHeadAttention(d_model, n_heads, dropout=0.0, dtype=dtype)
+            MultiHeadAttention(d_model, n_heads, dropout=0.0, d_key=d_key, dtype=dtype)
             for _ in range(2)
         )
         self.readouts = nn.ModuleList(

@@ -20,7 +20,7 @@ from pathlib import Path
 import torch
 
 from mha._checks import check_choice, check_int
-from mha.defaults import MAX_LENGTH, SENTENCES
+from mha.defaults import D_MODEL, MAX_LENGTH, SENTENCES
 from mha.text import Vocab, tokens_within
 from mha.training.model import HEAD_COUNTS
 
@@ -107,7 +107,10 @@ class Task:
         depths: the numbers of attention layers of the shipped models (1: a
             :class:`~mha.training.model.ToyModel`, 2: a
             :class:`~mha.training.model.TwoLayerModel`).
-        head_counts: the head counts of the shipped models.
+        head_counts: the head counts of the shipped models, each head
+            ``d_model // n_heads`` wide.
+        layouts: shipped one-layer models whose heads have a width of their
+            own, ``((n_heads, d_key), ...)`` (none by default).
     """
 
     name: str
@@ -127,6 +130,7 @@ class Task:
     splits: tuple[tuple[str, tuple[int, ...]], ...] = ()
     depths: tuple[int, ...] = (1,)
     head_counts: tuple[int, ...] = HEAD_COUNTS
+    layouts: tuple[tuple[int, int], ...] = ()
 
     def __repr__(self) -> str:
         return f"Task({self.name!r}: {self.asks})"
@@ -150,6 +154,13 @@ class Task:
             check_choice("depths[i]", depth, (1, 2))
         for n_heads in self.head_counts:
             check_choice("head_counts[i]", n_heads, HEAD_COUNTS)
+        for layout in self.layouts:
+            if not (isinstance(layout, tuple) and len(layout) == 2):
+                raise ValueError(
+                    f"layouts[i] must be a pair (n_heads, d_key), got {layout!r}"
+                )
+            check_int("layouts[i] n_heads", layout[0])
+            check_int("layouts[i] d_key", layout[1])
 
     @functools.cached_property
     def vocab(self) -> Vocab:
@@ -294,6 +305,13 @@ NEIGHBOURS = Task(
     draw=CopyAt((-1, 1)),
     seeds=(0, 1, 2, 3, 4),
     lr=0.1,
+    # Every head count with every head width, beside the conventional
+    # 1 x 8, 2 x 4, 4 x 2 and 8 x 1 of head_counts: the two varied apart;
+    # and one head twice as wide, sixteen heads of one feature.
+    layouts=tuple(
+        (n, d_key) for n in HEAD_COUNTS for d_key in HEAD_COUNTS if n * d_key != D_MODEL
+    )
+    + ((1, 16), (16, 1)),
 )
 
 

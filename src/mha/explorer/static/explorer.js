@@ -671,7 +671,7 @@
 
   function caption(data, s, result) {
     var nPad = result.tokens.filter(function (t) { return t === PAD; }).length;
-    var dKey = result.model.dModel / s.nHeads;
+    var dKey = result.model.layers[0].Wq.length / s.nHeads;  // Wq: (n_heads * d_key, d_model)
     var text = "“" + s.sentence + "” · " + s.nHeads + " head" + (s.nHeads > 1 ? "s" : "") +
       " (d_key = " + dKey + ") · " + MASK_TEXT[s.mask] +
       (s.mask === "padding" ? ", " + nPad + " trailing <pad>" : "");

@@ -188,8 +188,12 @@ def test_save_and_load_models_whose_heads_have_a_width_of_their_own(
     ):
         assert torch.equal(a, b), name
     assert learned[1, 8, 2, 1] == training.behaviour(task, loaded)
-    with pytest.raises(ValueError, match="n_heads=4, d_key=2, n_layers=1 is not a"):
-        training.load(task, 4, 0, d_key=2)
+    conventional = training.load(task, 2, 0, d_key=4)  # 2 x 4 = d_model: head_counts'
+    assert torch.equal(
+        conventional.attention.Wq.weight, training.load(task, 2, 0).attention.Wq.weight
+    )
+    with pytest.raises(ValueError, match="n_heads=4, d_key=4, n_layers=1 is not a"):
+        training.load(task, 4, 0, d_key=4)
 
 
 def test_a_fixed_training_set_is_drawn_once():
@@ -281,3 +285,14 @@ BAD_INPUT = [
                                         torch.ones(2, 3, 3)), ValueError, "mask",
      "(q_len, k_len)", "(2, 3, 3)"),
 ]  # fmt: skip
+
+
+def test_every_shipped_layout_loads_with_its_head_width():
+    """Each (n_heads, d_key) a task lists is in its weights file, for every seed."""
+    for task in (training.PREVIOUS_WORD, training.NEIGHBOURS):
+        for n_heads, d_key in task.layouts:
+            for seed in task.seeds:
+                layer = training.load(task, n_heads, seed, d_key=d_key).attention
+                assert (layer.n_heads, layer.d_key) == (n_heads, d_key)
+                assert layer.Wq.weight.shape == (n_heads * d_key, 8)
+    assert len(training.NEIGHBOURS.layouts) == 14

@@ -243,8 +243,8 @@ def load(
     d_key: int | None = None,
 ) -> ToyModel | TwoLayerModel:
     """The model :func:`train` gives for ``task`` with its default settings
-    and this ``seed`` (and ``n_layers``, and ``d_key`` for one of
-    ``task.layouts``), loaded from the weights shipped with the package
+    and this ``seed`` (and ``n_layers``; and ``d_key``, for one of
+    ``task.layouts`` or the conventional ``d_model // n_heads``), loaded from the weights shipped with the package
     (``task.weights_file``, made by :func:`save`: ``make weights``).
 
     The weights are float32, as trained; with ``dtype=torch.float64`` the
@@ -254,6 +254,8 @@ def load(
     """
     check_task(task)
     check_choice("seed", seed, task.seeds)
+    if d_key is not None and n_heads * d_key == D_MODEL:  # the convention's width
+        d_key = None
     if d_key is None:
         check_choice("n_layers", n_layers, task.depths)
         check_choice("n_heads", n_heads, task.head_counts)

@@ -244,8 +244,9 @@ def load(
 ) -> ToyModel | TwoLayerModel:
     """The model :func:`train` gives for ``task`` with its default settings
     and this ``seed`` (and ``n_layers``; and ``d_key``, for one of
-    ``task.layouts`` or the conventional ``d_model // n_heads``), loaded from the weights shipped with the package
-    (``task.weights_file``, made by :func:`save`: ``make weights``).
+    ``task.layouts`` or the conventional ``d_model // n_heads``), loaded from
+    the weights shipped with the package (``task.weights_file``, made by
+    :func:`save`: ``make weights``).
 
     The weights are float32, as trained; with ``dtype=torch.float64`` the
     model computes in float64, as the running example does, so that what the

@@ -196,7 +196,7 @@ UNDERSCORED_LINKS = """() => [...document.querySelectorAll('.bd-article a')]
 def test_a_link_s_underline_runs_below_the_underscores_of_its_code(open_page):
     """A link made of code (``circuits.ov_circuit``) is underlined below its
     underscores, not through them: else ``ov_circuit`` reads ``ov circuit``."""
-    page, _ = open_page("book/07_trained_heads.html", width=390)
+    page, _ = open_page("book/12_reading_heads.html", width=390)
     links = page.evaluate(UNDERSCORED_LINKS)
     assert len(links) >= 3, links
     hidden = [link for link in links if not link["underline"] >= link["underscore"] + 1]

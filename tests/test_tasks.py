@@ -375,6 +375,107 @@ def test_layer_two_reads_layer_one_through_its_keys(seed):
         assert low <= right / total <= high, (reads, right / total)
 
 
+# --- Outside the training grammar ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "adjectives", "phrase_adjectives"),
+    [(3, 0, 0, 0), (4, 1, 0, 0), (2, 1, 0, (2, 0, 1)), (0, 4, 5, 0), (0, 0, 2, 0)],
+)
+def test_a_probe_has_its_shape_and_fools_the_first_and_the_nearest_noun(
+    before, after, adjectives, phrase_adjectives
+):
+    batch = agreement.probe(before, after, adjectives, phrase_adjectives, 60, seed=3)
+    counts = phrase_adjectives
+    if isinstance(counts, int):
+        counts = (counts,) * (before + after)
+    shape = "".join(f"PDA{{{n}}}[NM]" for n in counts[:before])
+    shape += f"DA{{{adjectives}}}[NM]" + "".join(
+        f"PDA{{{n}}}[NM]" for n in counts[before:]
+    )
+    vocab = training.FRONTED.vocab
+    for ids, targets, keys, decoys in zip(*dataclasses.astuple(batch), strict=True):
+        words = vocab.decode(ids)
+        classes = "".join(CLASS[w] for w in words)
+        assert re.fullmatch(shape + "V", classes), words
+        verb = len(words) - 1
+        nouns = [i for i, c in enumerate(classes) if c in "NM"]
+        subject = nouns[before]
+        assert keys[verb, 0] == subject and (keys[:verb] == -1).all()
+        plural = classes[subject] == "M"
+        assert vocab.itos[targets[verb, 0]] == ("are" if plural else "is")
+        others = [i for i in nouns if i != subject]
+        assert all(
+            (classes[i] == "M") != plural for i in others
+        )  # all the other number
+        assert decoys[verb, 0] == (nouns[0] if before else -1)
+    assert 0.3 < (batch.targets[:, -1, 0] == vocab.stoi["are"]).double().mean() < 0.7
+
+
+def test_a_probe_is_seeded_and_right_counts_the_verbs():
+    first, again = agreement.probe(3, seed=5), agreement.probe(3, seed=5)
+    assert torch.equal(first.ids, again.ids)
+    assert not torch.equal(first.ids, agreement.probe(3, seed=6).ids)
+
+    class Says(torch.nn.Module):  # answers "are" everywhere
+        def forward(self, ids):
+            logits = torch.zeros(*ids.shape, 1, len(training.FRONTED.vocab))
+            logits[..., training.FRONTED.vocab.stoi["are"]] = 1.0
+            return logits, None
+
+    plural = (first.targets[:, -1, 0] == training.FRONTED.vocab.stoi["are"]).double()
+    assert agreement.right(Says(), first) == pytest.approx(plural.mean().item())
+
+
+def test_the_shipped_two_layer_models_generalise_after_the_subject_not_before_it():
+    """Three phrases after the subject, or five adjectives: every seed right;
+    four phrases before it: every seed below 60 %."""
+    after = agreement.probe(after=3, n_sentences=200)
+    adjectives = agreement.probe(adjectives=5, after=1, n_sentences=200)
+    before = agreement.probe(before=4, n_sentences=200)
+    for seed in training.FRONTED.seeds:
+        model = _two_layers(seed)
+        assert agreement.right(model, after) > 0.9
+        assert agreement.right(model, adjectives) > 0.9
+        assert agreement.right(model, before) < 0.6
+
+
+@pytest.mark.parametrize("variant", agreement.VARIANTS)
+def test_the_shipped_controls_load_and_learned_what_the_chapter_says(variant):
+    for seed in training.FRONTED.seeds:
+        model = agreement.load_variant(variant, seed)
+        assert isinstance(model, training.TwoLayerModel) and not model.training
+        fronted = training.behaviour(training.FRONTED, model, split="fronted")["joint"]
+        if variant == "shifted":
+            assert fronted > 0.97
+        else:  # one layer on a residual stream: no better than the one-layer ToyModel
+            assert 0.6 < fronted < 0.85
+            assert not model.layers[1].Wo.weight.any()
+
+
+def test_the_key_split_adds_up_to_the_score_gap():
+    model = _two_layers(0)
+    batches = training.FRONTED.test_batches(split="fronted")[:2]
+    parts = agreement.key_split(model, batches)  # (n, n_heads, sources)
+    assert parts.shape == (200, 4, 5)
+    total = []
+    for batch in batches:
+        x0 = model.position(model.embed(batch.ids))
+        attn1, attn2 = model.layers
+        x1 = x0 + attn1(x0, x0, x0, mha.causal_mask(batch.ids.size(1)))[0]
+        rows, verb = (batch.keys[..., 0] >= 0).nonzero(as_tuple=True)
+        subject = batch.keys[rows, verb, 0]
+        first = torch.tensor(
+            [next(i for i, w in enumerate(training.FRONTED.vocab.decode(ids))
+                  if w in agreement.NOUNS + agreement.PLURALS) for ids in batch.ids]
+        )  # fmt: skip
+        q = attn2.Wq(x1)[rows, verb].view(-1, 4, 2)
+        k = attn2.Wk(x1)
+        gap = (k[rows, subject] - k[rows, first]).view(-1, 4, 2)
+        total.append((q * gap).sum(-1) / 2**0.5)
+    torch.testing.assert_close(parts.sum(dim=-1), torch.cat(total))
+
+
 # --- Bad input -------------------------------------------------------------------------------
 
 A, G = training.AGREEMENT, torch.Generator().manual_seed(0)
@@ -417,4 +518,24 @@ BAD_INPUT = [
      "one of ('fronted', 'plain')", "got 'front'"),
     (lambda: A.test_batches(split="fronted"), ValueError, "split", "one of ()",
      "got 'fronted'"),
+    (lambda: agreement.probe(before=-1), ValueError, "before", "int >= 0", "got -1"),
+    (lambda: agreement.probe(after=1.5), TypeError, "after", "an int", "got float 1.5"),
+    (lambda: agreement.probe(adjectives=9), ValueError, "adjectives", "int in [0, 8]",
+     "got 9"),
+    (lambda: agreement.probe(2, phrase_adjectives=(1,)), ValueError,
+     "phrase_adjectives", "tuple of before + after = 2 ints", "got (1,)"),
+    (lambda: agreement.probe(1, phrase_adjectives=(9,)), ValueError,
+     "phrase_adjectives[i]", "int in [0, 8]", "got 9"),
+    (lambda: agreement.probe(7), ValueError, "before, after, adjectives",
+     "at most 23 words", "got 24"),
+    (lambda: agreement.probe(n_sentences=0), ValueError, "n_sentences", "int >= 1",
+     "got 0"),
+    (lambda: agreement.right("model", agreement.probe(1)), TypeError, "model",
+     "torch.nn.Module", "got str"),
+    (lambda: agreement.load_variant("two layers"), ValueError, "variant",
+     "one of ('one layer, residual', 'longer', 'shifted')", "got 'two layers'"),
+    (lambda: agreement.load_variant("shifted", seed=7), ValueError, "seed",
+     "one of (0, 1, 2, 3, 4)", "got 7"),
+    (lambda: agreement.key_split(_shipped(A, 4), []), TypeError, "model",
+     "two-layer model on a residual stream", "got ToyModel"),
 ]  # fmt: skip

@@ -42,7 +42,15 @@ from dataclasses import dataclass
 
 import torch
 
+from mha._checks import check_choice, check_int
+from mha._threads import one_thread
+from mha.defaults import D_MODEL
+from mha.embedding import PositionalEncoding
+from mha.masks import causal_mask
 from mha.text import Vocab
+from mha.training.loop import fit
+from mha.training.measures import behaviour
+from mha.training.model import TwoLayerModel
 from mha.training.task import IGNORE, Batch, Task
 
 ADJECTIVES = ("old", "new", "red", "small", "big", "heavy", "dusty", "wooden")
@@ -302,3 +310,299 @@ FRONTED = Task(
     depths=(1, 2),
     head_counts=(4,),
 )
+
+
+def probe(
+    before: int = 0,
+    after: int = 0,
+    adjectives: int = 0,
+    phrase_adjectives: int | tuple[int, ...] = 0,
+    n_sentences: int = 100,
+    seed: int = 0,
+) -> Batch:
+    """Sentences of one fixed shape, inside the grammar or outside it, to test
+    what a model learned: ``before`` phrases, then the subject with
+    ``adjectives`` adjectives, ``after`` phrases and the verb (*on the box by
+    the lamps near the door the keys to the chair be*). Every phrase has
+    ``phrase_adjectives`` adjectives or, for a tuple, phrase ``i`` (those
+    before the subject first) has ``phrase_adjectives[i]``.
+
+    Every noun but the subject has the other number, so a model that follows
+    the first noun, or the nearest one before the verb, gets every sentence
+    wrong (with ``before`` or ``after`` at least 1 respectively). Nouns,
+    adjectives, prepositions and the subject's number are drawn uniformly,
+    seeded by ``seed``; the training grammar has ``before`` at most 2 (0 for
+    :data:`AGREEMENT`), ``after`` at most 2, ``adjectives`` at most 3 and
+    ``phrase_adjectives`` at most 1.
+
+    Returns:
+        A :class:`~mha.training.task.Batch` for the vocabulary of
+        :data:`AGREEMENT` and :data:`FRONTED`: the answer at the verb, its
+        key the subject, its decoy the first noun (the subject if
+        ``before`` is 0).
+
+    Raises:
+        ValueError: an argument out of range, or a sentence longer than
+            :data:`FRONTED`'s ``max_length`` (23 words).
+    """
+    check_int("before", before, minimum=0)
+    check_int("after", after, minimum=0)
+    check_int("adjectives", adjectives, minimum=0, maximum=len(ADJECTIVES))
+    if isinstance(phrase_adjectives, int) and not isinstance(phrase_adjectives, bool):
+        phrase_adjectives = (phrase_adjectives,) * (before + after)
+    if not isinstance(phrase_adjectives, tuple) or len(phrase_adjectives) != (
+        before + after
+    ):
+        raise ValueError(
+            f"phrase_adjectives must be an int or a tuple of before + after = "
+            f"{before + after} ints, got {phrase_adjectives!r}"
+        )
+    for count in phrase_adjectives:
+        check_int("phrase_adjectives[i]", count, minimum=0, maximum=len(ADJECTIVES))
+    check_int("n_sentences", n_sentences)
+    check_int("seed", seed, minimum=0)
+    length = 3 * (before + after) + sum(phrase_adjectives) + 2 + adjectives + 1
+    if length > FRONTED.max_length:
+        raise ValueError(
+            f"before, after, adjectives and phrase_adjectives must make a sentence "
+            f"of at most {FRONTED.max_length} words, got {length}"
+        )
+    generator = torch.Generator().manual_seed(seed)
+    vocab = FRONTED.vocab
+
+    def some_adjectives(n: int) -> list[str]:
+        chosen = torch.randperm(len(ADJECTIVES), generator=generator)[:n]
+        return [ADJECTIVES[i] for i in chosen]
+
+    def phrase(noun: int, plural: bool, n_adjectives: int) -> list[str]:
+        other = (noun + 1 + _pick(generator, len(NOUNS) - 1)) % len(NOUNS)
+        preposition = PREPOSITIONS[_pick(generator, len(PREPOSITIONS))]
+        words = [preposition, "the", *some_adjectives(n_adjectives)]
+        return [*words, _noun(other, not plural)]
+
+    ids, answers, subjects, decoys = [], [], [], []
+    for _ in range(n_sentences):
+        noun, plural = _pick(generator, len(NOUNS)), bool(_pick(generator, 2))
+        subject = ["the", *some_adjectives(adjectives), _noun(noun, plural)]
+        counts = phrase_adjectives
+        head = [w for n in counts[:before] for w in phrase(noun, plural, n)]
+        tail = [w for n in counts[before:] for w in phrase(noun, plural, n)]
+        ids.append(vocab.encode([*head, *subject, *tail, VERB]))
+        answers.append(vocab.stoi[FORMS[plural]])
+        subjects.append(len(head) + len(subject) - 1)
+        decoys.append(2 + counts[0] if before else subjects[-1])
+    verb = length - 1
+    targets = torch.full((n_sentences, length, 1), IGNORE)
+    keys = torch.full((n_sentences, length, 1), -1)
+    decoy_keys = torch.full((n_sentences, length, 1), -1)
+    targets[:, verb, 0] = torch.tensor(answers)
+    keys[:, verb, 0] = torch.tensor(subjects)
+    decoy_keys[:, verb, 0] = torch.tensor(decoys) if before else -1
+    return Batch(torch.tensor(ids), targets, keys, decoy_keys)
+
+
+def right(model: torch.nn.Module, batch: Batch) -> float:
+    """The share of ``batch``'s verbs whose form ``model`` gets right."""
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(
+            f"model must be a trained torch.nn.Module, got {type(model).__name__}"
+        )
+    with torch.no_grad():
+        logits, _ = model(batch.ids)  # (n, L, n_answers, vocab)
+    asked = batch.targets != IGNORE  # (n, L, n_answers)
+    said = logits.argmax(dim=-1)  # (n, L, n_answers)
+    return (said == batch.targets)[asked].double().mean().item()
+
+
+# --- Reading the two-layer models, and the controls that ship beside them ----------
+
+
+def _heads(x: torch.Tensor, layer: torch.nn.Module) -> torch.Tensor:
+    """``(batch, L, n_heads * d_key)`` → ``(batch, n_heads, L, d_key)``."""
+    return x.unflatten(-1, (layer.n_heads, layer.d_key)).transpose(1, 2)
+
+
+def head_writes(layer: torch.nn.Module, x: torch.Tensor) -> torch.Tensor:
+    """What each head of the causal attention ``layer`` adds to the residual
+    stream ``x (batch, L, d_model)``: ``(batch, n_heads, L, d_model)``; their
+    sum plus ``layer.Wo.bias`` is the layer's output."""
+    _, probs = layer(x, x, x, causal_mask(x.size(1)))  # (batch, n_heads, L, L)
+    V = _heads(layer.Wv(x), layer)  # (batch, n_heads, L, d_key)
+    Wo = layer.Wo.weight.T.unflatten(0, (layer.n_heads, layer.d_key))
+    return (probs @ V) @ Wo  # (batch, n_heads, L, d_model)
+
+
+def key_split(model: torch.nn.Module, batches: list[Batch]) -> torch.Tensor:
+    """Why a second-layer head of a :class:`~mha.training.model.TwoLayerModel`
+    prefers the subject to the first noun, at the verb.
+
+    The score gap ``q · (k_subject - k_first_noun) / √d_key`` is split
+    exactly into one term per source of the keys' stream ``x1``: ``x0``
+    (word and position), then what each head of layer 1 wrote (the key
+    biases cancel in the gap). ``batch.keys`` is where the answer's word
+    stands (the subject), not an attention key.
+
+    Returns:
+        ``(n_sentences, n_heads of layer 2, 1 + n_heads of layer 1)``.
+    """
+    if not getattr(model, "residual", False) or len(model.layers) != 2:
+        raise TypeError(
+            f"model must be a two-layer model on a residual stream, got "
+            f"{type(model).__name__}"
+        )
+    nouns = torch.tensor([FRONTED.vocab.stoi[w] for w in NOUNS + PLURALS])
+    attn1, attn2 = model.layers
+    parts = []
+    for batch in batches:
+        x0 = model.position(model.embed(batch.ids))  # (n, L, d_model)
+        writes = head_writes(attn1, x0)  # (n, n_heads, L, d_model)
+        x1 = x0 + writes.sum(dim=1) + attn1.Wo.bias  # (n, L, d_model)
+        rows, verb = (batch.keys[..., 0] >= 0).nonzero(as_tuple=True)  # one each
+        subject = batch.keys[rows, verb, 0]  # (n,): where the subject stands
+        first = torch.isin(batch.ids, nouns).int().argmax(dim=1)  # (n,)
+        q = _heads(attn2.Wq(x1), attn2)[rows, :, verb]  # (n, n_heads, d_key)
+        terms = []
+        for x in (x0, *writes.unbind(dim=1)):  # each (n, L, d_model)
+            k = _heads(x @ attn2.Wk.weight.T, attn2)  # (n, n_heads, L, d_key)
+            gap = k[rows, :, subject] - k[rows, :, first]  # (n, n_heads, d_key)
+            terms.append((q * gap).sum(dim=-1) / attn2.d_key**0.5)
+        parts.append(torch.stack(terms, dim=-1))  # (n, n_heads, sources)
+    return torch.cat(parts)
+
+
+def on_words(
+    model: torch.nn.Module, batches: list[Batch], layer: int, head: int, words
+) -> tuple[float, float]:
+    """How much of its row one head puts on ``words``, on average, at the
+    subject and at the other nouns: ``(at the subject, at another noun)``."""
+    ids = torch.tensor([FRONTED.vocab.stoi[w] for w in words])
+    nouns = torch.tensor([FRONTED.vocab.stoi[w] for w in NOUNS + PLURALS])
+    at_subject, at_other = [], []
+    for batch in batches:
+        with torch.no_grad():
+            _, maps = model(batch.ids)
+        share = (
+            maps[layer][:, head] @ torch.isin(batch.ids, ids).to(maps[layer])[..., None]
+        )  # (n, L, 1)
+        rows, verb = (batch.keys[..., 0] >= 0).nonzero(as_tuple=True)
+        is_noun = torch.isin(batch.ids, nouns)  # (n, L)
+        is_subject = torch.zeros_like(is_noun)
+        is_subject[rows, batch.keys[rows, verb, 0]] = True
+        at_subject.append(share[..., 0][is_subject])
+        at_other.append(share[..., 0][is_noun & ~is_subject])
+    return torch.cat(at_subject).mean().item(), torch.cat(at_other).mean().item()
+
+
+class ShiftedPositions(PositionalEncoding):
+    """The sinusoidal position codes, each sentence's shifted by a random
+    offset in ``[0, shift]`` while the module is training (position ``i``
+    gets the code of ``i + offset``), unshifted in eval mode: a model trained
+    with it cannot tell where a word stands from its code alone, only how
+    far apart two words are."""
+
+    def __init__(self, d_model: int, max_length: int, shift: int):
+        check_int("shift", shift, minimum=0)
+        super().__init__(d_model, dropout=0.0, max_length=max_length + shift)
+        self.shift = shift
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if not self.training:
+            return super().forward(x)
+        n, length, _ = x.shape  # (batch, seq_len, d_model)
+        offsets = torch.randint(self.shift + 1, (n, 1))  # (batch, 1)
+        return (
+            x + self.pe[0, offsets + torch.arange(length)]
+        )  # (batch, seq_len, d_model)
+
+
+#: The models shipped in ``fronted.pt`` beside :data:`FRONTED`'s, each a
+#: :class:`~mha.training.model.TwoLayerModel` trained on its sentences:
+#:
+#: - ``"one layer, residual"``: its recipe, the second layer writing nothing
+#:   (one causal layer on a residual stream; only the second layer differs);
+#: - ``"longer"``: twice its steps;
+#: - ``"shifted"``: twice its steps, with :class:`ShiftedPositions` (shift
+#:   :data:`SHIFT`) while training; unshifted codes after.
+VARIANTS = ("one layer, residual", "longer", "shifted")
+SHIFT = 10
+
+
+def train_variant(variant: str, seed: int) -> TwoLayerModel:
+    """Train one of :data:`VARIANTS` as :func:`~mha.training.train` trains
+    :data:`FRONTED`'s two-layer models (the same seeds, the same fixed set
+    of training batches, the same learning rate), in eval mode after."""
+    check_choice("variant", variant, VARIANTS)
+    check_int("seed", seed, minimum=0)
+    task = FRONTED
+    low, high = task.lengths
+    steps = task.steps if variant == "one layer, residual" else 2 * task.steps
+    with one_thread(), torch.enable_grad():
+        torch.manual_seed(seed)
+        model = TwoLayerModel(len(task.vocab), 1, D_MODEL, 4, task.max_length)
+        if variant == "one layer, residual":  # layer 2 writes nothing, ever
+            torch.nn.init.zeros_(model.layers[1].Wo.weight)
+            torch.nn.init.zeros_(model.layers[1].Wo.bias)
+            model.layers[1].requires_grad_(False)
+        if variant == "shifted":
+            model.position = ShiftedPositions(D_MODEL, task.max_length, SHIFT)
+        generator = torch.Generator().manual_seed(seed + 1)
+
+        def fresh_batch():
+            length = int(torch.randint(low, high + 1, (1,), generator=generator))
+            batch = task.batch(generator, task.batch_size, length)
+            return batch.ids, batch.targets
+
+        batches = [fresh_batch() for _ in range(task.train_batches)]
+
+        def next_batch():
+            return batches[int(torch.randint(len(batches), (1,), generator=generator))]
+
+        fit(model, next_batch, steps, task.lr)
+    model.position = PositionalEncoding(D_MODEL, 0.0, task.max_length)
+    return model.eval().requires_grad_(False)
+
+
+def save_variants(
+    variants: tuple[str, ...] = VARIANTS, path=None
+) -> dict[tuple[str, int], float]:
+    """Train ``variants`` (of :data:`VARIANTS`) for :data:`FRONTED`'s seeds
+    and add them to its weights file (made first by
+    :func:`~mha.training.loop.save`); returns each model's share right on
+    held-out fronted sentences."""
+    for variant in variants:
+        check_choice("variants[i]", variant, VARIANTS)
+    path = FRONTED.weights_file if path is None else path
+    right_on, states = {}, {}
+    for variant in variants:
+        models = [train_variant(variant, seed) for seed in FRONTED.seeds]
+        states[variant] = {
+            name: torch.stack([m.state_dict()[name] for m in models])
+            for name in models[0].state_dict()
+        }
+        for seed, model in zip(FRONTED.seeds, models, strict=True):
+            right_on[variant, seed] = behaviour(FRONTED, model, split="fronted")[
+                "joint"
+            ]
+    # The file as it is now (another process may have added to it meanwhile).
+    torch.save(torch.load(path, weights_only=True) | states, path)
+    return right_on
+
+
+def load_variant(
+    variant: str, seed: int = 0, dtype: torch.dtype = torch.float64
+) -> torch.nn.Module:
+    """One of :data:`VARIANTS` for ``seed``, from the weights shipped in
+    ``fronted.pt`` (:func:`save_variants`), in ``dtype`` (by default
+    float64, as the chapters print), eval mode."""
+    check_choice("variant", variant, VARIANTS)
+    check_choice("seed", seed, FRONTED.seeds)
+    stacked = torch.load(FRONTED.weights_file, weights_only=True).get(variant)
+    if stacked is None:
+        raise FileNotFoundError(
+            f"{FRONTED.weights_file.name} holds no {variant!r} models; make them "
+            "with `python scripts/weights.py fronted`"
+        )
+    model = TwoLayerModel(len(FRONTED.vocab), 1, D_MODEL, 4, FRONTED.max_length)
+    index = FRONTED.seeds.index(seed)
+    model.load_state_dict({name: w[index] for name, w in stacked.items()})
+    return model.to(dtype).eval().requires_grad_(False)

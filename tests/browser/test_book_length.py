@@ -85,7 +85,7 @@ READ_PAGE = "".join(
         '<div class="mha-explorer">x</div></div></div>',
         # an exercise, and its folded solution (code and image not counted)
         '<div class="exercise admonition"><p>Do it.</p></div>',
-        '<div class="solution dropdown admonition"><div class="cell">',
+        '<div class="solution dropdown admonition"><p>Folded words.</p><div class="cell">',
         '<div class="cell_input"><div class="highlight"><pre>folded = 1</pre></div></div>',
         '<div class="cell_output"><img src="d.png"></div></div></div>',
         "</article>",
@@ -94,13 +94,14 @@ READ_PAGE = "".join(
 
 
 def test_the_reading_time_counts_what_a_reader_sees():
-    """Shown code (a cell's input, a function's source a cell shows), not what
-    a cell prints, a hidden input or a folded solution; figures of the text
-    and images a cell draws, once each; explorers; whether there is an
-    exercise."""
+    """Shown prose and code (a cell's input, a function's source a cell
+    shows), not what a cell prints, a hidden input or a folded solution (its
+    words are in the book's word count, not in the reading time); figures of
+    the text and images a cell draws, once each; explorers; whether there is
+    an exercise."""
     seen = wordcount.reading(READ_PAGE)
     assert seen == {
-        "words": wordcount.words(READ_PAGE),
+        "words": wordcount.words(READ_PAGE) - 2,  # not "Folded words."
         "code lines": 2 + 1 + 2,
         "figures": 3,
         "explorers": 1,

@@ -13,8 +13,9 @@ entries (from ``references.bib``). The limits the book keeps are in
 :data:`LIMITS` and are checked by a test.
 
 The reading time of a page follows a fixed model of the reader
-(:data:`READING`): its words of prose (counted as above, folded solutions
-included) at 200 a minute, the non-blank lines of the code it shows at 5 a
+(:data:`READING`): the words of prose it shows unfolded (counted as above,
+but not a folded solution or optional box: the one exercise a reader does
+is timed on its own) at 200 a minute, the non-blank lines of the code it shows at 5 a
 minute, 1.5 minutes a figure, 3 an explorer, and 3 for one exercise when the
 page has any. Shown code is what a reader sees without unfolding anything:
 the input of code cells, code blocks of the text, a function's source a
@@ -66,7 +67,10 @@ PRINTED = ".cell_output .output"
 def words(html: str, generated: bool = False) -> int:
     """The words of prose in the article of one built page (with
     ``generated``, the words of its generated entries instead)."""
-    article = _article(html)
+    return _words(_article(html), generated)
+
+
+def _words(article, generated: bool = False) -> int:
     for node in article.select(NOT_PROSE):
         node.decompose()
     entries = article.select(GENERATED)
@@ -94,7 +98,7 @@ def reading(html: str) -> dict[str, int]:
         node.decompose()
     images = article.select(".cell_output img")
     seen = {
-        "words": words(html),
+        "words": _words(_article(str(article))),
         "figures": len(article.select("figure"))
         + sum(1 for img in images if img.find_parent("figure") is None),
         "explorers": sum(

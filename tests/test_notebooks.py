@@ -8,14 +8,13 @@ import io
 import json
 import re
 from itertools import pairwise
-from pathlib import Path
 
 import nbformat
 import pytest
 from PIL import Image
 
 from booktools import setup_cell
-from booktools.book import ROOT, TOC, notebooks as chapters, parts
+from booktools.book import ROOT, notebooks as chapters
 from mha.plotting.screens import COLUMN_WIDTH
 
 SETUP_CELL = setup_cell.render()
@@ -277,44 +276,10 @@ def test_exercise_links_name_an_exercise_of_that_chapter(notebook):
         assert exercises.count("```{exercise}") >= int(number), target
 
 
-# What the reader reads: the core path within the two hours the intro promises.
-PART_1_WORDS = 8_000  # words of markdown, as written in the notebooks
-PART_1_CODE_LINES = 400  # non-blank lines of the code cells the site shows
-
-
 def _shown(cell: dict) -> bool:
+    """A code cell the site shows (not removed, its input not removed)."""
     tags = set(cell["metadata"].get("tags", []))
     return cell["cell_type"] == "code" and not tags & {"remove-cell", "remove-input"}
-
-
-def _prose(markdown: str) -> str:
-    """The lines a reader reads: not a directive's fence or its options (an
-    ``:alt:`` text is for screen readers, a ``:label:`` for links)."""
-    return "\n".join(
-        line
-        for line in markdown.splitlines()
-        if not line.lstrip().startswith((":", "```"))
-    )
-
-
-def part_1_length(toc: Path = TOC) -> tuple[int, int]:
-    """Words of markdown and lines of visible code in the chapters of Part 1."""
-    words = lines = 0
-    for page in parts(toc)["The core path"]:
-        cells = json.loads((ROOT / f"{page}.ipynb").read_text())["cells"]
-        for cell in cells:
-            source = "".join(cell["source"])
-            if cell["cell_type"] == "markdown":
-                words += len(_prose(source).split())
-            elif _shown(cell):
-                lines += sum(1 for line in source.splitlines() if line.strip())
-    return words, lines
-
-
-def test_part_1_fits_an_evening():
-    words, lines = part_1_length()
-    assert words <= PART_1_WORDS, f"Part 1: {words:,} words of markdown"
-    assert lines <= PART_1_CODE_LINES, f"Part 1: {lines} lines of visible code"
 
 
 def _names(tree: ast.AST) -> tuple[set[str], set[str]]:

@@ -524,11 +524,12 @@ class ShiftedPositions(PositionalEncoding):
 #: - ``"shifted"``: twice its steps, with :class:`ShiftedPositions` (shift
 #:   :data:`SHIFT`) while training; unshifted codes after.
 VARIANTS = ("one layer, residual", "longer", "shifted")
+#: The largest offset of :class:`ShiftedPositions` in the ``"shifted"`` models.
 SHIFT = 10
 
 
 def train_variant(variant: str, seed: int) -> TwoLayerModel:
-    """Train one of :data:`VARIANTS` as :func:`~mha.training.train` trains
+    """Train one of :data:`VARIANTS` as :func:`~mha.training.loop.train` trains
     :data:`FRONTED`'s two-layer models (the same seeds, the same fixed set
     of training batches, the same learning rate), in eval mode after."""
     check_choice("variant", variant, VARIANTS)

@@ -33,6 +33,13 @@ are all of that kind, with at least one phrase. :data:`FRONTED` has two
 held-out splits (:attr:`~mha.training.task.Task.splits`): ``"fronted"``,
 sentences with a phrase before the subject, and ``"plain"``, the others (a
 phrase after the subject, none before).
+
+Outside the grammar: :func:`probe` builds sentences of one shape each, also
+shapes the grammar never makes (three phrases before the subject, two
+adjectives in a phrase), every other noun of the subject's opposite number.
+Beside :data:`FRONTED`'s shipped models, its file holds the controls of the
+chapter on two layers (:data:`VARIANTS`: a matched one layer, and two layers
+trained twice as long, with and without :class:`ShiftedPositions`).
 """
 
 from __future__ import annotations

@@ -9,12 +9,14 @@ residual stream), each of its head counts (and head widths, where it has
 layouts) and each of its seeds; on another
 processor, training gives other weights (float32 training
 amplifies rounding differences) that learned the same thing: compare the
-behaviour printed here, not the digits of the files.
+behaviour printed here, not the digits of the files. The fronted task's
+file also holds the controls of its chapter (``agreement.VARIANTS``).
 """
 
 import sys
 
 from mha import training
+from mha.training import agreement
 
 TASKS = {
     task.name: task
@@ -45,6 +47,11 @@ def report(task: training.Task) -> None:
             f"  {layers}{n_heads} head(s){width}, seed {seed}: joint {learned['joint']:.1%}; "
             f"{answers}{hard}"
         )
+    if task is training.FRONTED:  # the chapter's controls, in the same file
+        for (variant, seed), right in agreement.save_variants().items():
+            print(
+                f"  {variant}, seed {seed}: {right:.1%} of held-out fronted sentences"
+            )
     print(f"  saved to {task.weights_file.name}")
 
 

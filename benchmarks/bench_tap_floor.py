@@ -44,7 +44,7 @@ from booktools.chromium import launch
 from booktools.server import serve
 
 ROUNDS = int(os.environ.get("TAP_FLOOR_ROUNDS", "2"))
-PAGES = ["book/07_trained_heads.html", "book/12_two_layers.html"]
+PAGES = ["book/07_trained_heads.html", "book/13_two_layers.html"]
 # What each variant does to the explorer's methods, in the page (the state is
 # set so that the benchmark sees the change made; ``picture`` a new object, as
 # a new picture would be).

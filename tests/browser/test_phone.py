@@ -92,7 +92,7 @@ LISTINGS = """() => [...document.querySelectorAll(
 def test_code_a_cell_shows_keeps_its_lines_on_a_phone(open_page):
     """A listing of the package's code in a cell's output is code: on a phone
     it scrolls as code does (a printed output's lines wrap instead)."""
-    page, _ = open_page("book/12_two_layers.html", width=PHONE)
+    page, _ = open_page("book/13_two_layers.html", width=PHONE)
     listings = page.evaluate(LISTINGS)
     assert listings, "no listing on this page: pick another"
     wrapped = [first for space, first in listings if space != "pre"]

@@ -508,11 +508,15 @@ class ShiftedPositions(PositionalEncoding):
     far apart two words are."""
 
     def __init__(self, d_model: int, max_length: int, shift: int):
+        """Codes for ``max_length + shift`` positions (no dropout): a
+        sentence of ``max_length`` words shifted by up to ``shift``."""
         check_int("shift", shift, minimum=0)
         super().__init__(d_model, dropout=0.0, max_length=max_length + shift)
         self.shift = shift
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """``x (batch, seq_len, d_model)`` plus each sentence's codes, shifted
+        by a random offset while training."""
         if not self.training:
             return super().forward(x)
         n, length, _ = x.shape  # (batch, seq_len, d_model)

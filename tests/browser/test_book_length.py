@@ -111,3 +111,18 @@ def test_the_reading_time_counts_what_a_reader_sees():
     assert abs(wordcount.minutes(seen) - expected) < 1e-9
     no_exercise = dict(seen, exercises=0)
     assert abs(wordcount.minutes(no_exercise) - (expected - 3)) < 1e-9
+
+
+def test_the_intro_promises_the_measured_reading_time():
+    """The intro states the core path's minutes; they are the measured ones,
+    to the nearest five (the figure a reader is told is the one computed)."""
+    import re
+
+    from booktools.book import ROOT
+
+    intro = (ROOT / "book" / "intro.md").read_text(encoding="utf-8")
+    found = re.search(r"take about (\d+) minutes", intro)
+    assert found, "the intro no longer says how long the core path takes"
+    pages = wordcount.core_path(SITE, TOC)
+    total = sum(wordcount.minutes(seen) for seen in pages.values())
+    assert int(found.group(1)) == 5 * round(total / 5), f"measured {total:.1f}"

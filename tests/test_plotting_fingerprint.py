@@ -67,12 +67,18 @@ def test_what_a_figure_draws_changes_its_fingerprint(figure):
         repr(figure(attention=changed(figure.attention, 0.05), annotate=False))
         != unprinted
     )
-    # A figure of patches: the padding elsewhere changes only their fill and hatch.
-    causal, padding = torch.ones(4, 4).tril(), torch.tensor([[1, 1, 1, 0]]).expand(4, 4)
-    tokens = [KEYS] * 4
-    assert repr(plotting.token_grid(tokens, causal)) != repr(
-        plotting.token_grid(tokens, padding)
-    )
+    # Blocked keys drawn as hatched patches: a mask elsewhere changes only those.
+    causal = torch.ones(4, 4).tril().bool()
+    padding = torch.tensor([[True, True, True, False]]).expand(4, 4)
+
+    # The same weights (none on a key either mask blocks), two masks: only the
+    # hatched patch of the last key of the last query differs.
+    probs = mha.attention_probs(torch.zeros(1, 1, 4, 4), causal & padding)[0]
+
+    def drawn(mask):
+        return repr(plotting.display_attention(KEYS, KEYS, probs, mask=mask))
+
+    assert drawn(causal) != drawn(causal & padding)
     losses = [2.0 / step for step in range(1, 41)]
     curve = repr(plotting.training_curve(losses))
     assert repr(plotting.training_curve([*losses[:-1], losses[-1] * 1.1])) != curve

@@ -13,7 +13,6 @@ from mha.plotting.fingerprint import fingerprint
 from mha.plotting.merge import head_contributions_figure, weighted_values_figure
 from mha.plotting.pytorch import weights_panels
 from mha.plotting.scores import softmax_saturation_figure
-from mha.plotting.tokens import token_grid
 from mha.plotting.training import key_plane_figure, training_curve
 
 __all__ = [
@@ -29,7 +28,6 @@ __all__ = [
     "softmax_saturation_figure",
     "timing_figure",
     "to_png",
-    "token_grid",
     "training_curve",
     "weighted_values_figure",
     "weights_panels",

@@ -130,7 +130,7 @@ def weighted_values_figure(
         color=COLOURS[1],
         edgecolor="#222222",
         zorder=3,
-        label=rf"$\Sigma_j\, p_j v_j$ (output for '{query_token}')",
+        label=rf"$\Sigma_j\, p_j v_j$ (the head's result for '{query_token}')",
     )
     ax_v.set_xlabel("feature 0 of the head", fontsize=10)
     ax_v.set_ylabel("feature 1 of the head", fontsize=10)

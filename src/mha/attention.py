@@ -183,12 +183,13 @@ class MultiHeadAttention(nn.Module):
         """The four projections ``Wq, Wk, Wv, Wo`` and the dropout (arguments:
         see the class)."""
         super().__init__()
-        if d_key is None:
+        if d_key is None:  # the convention: n_heads divides d_model
             check_heads(d_model, n_heads)
             d_key = d_model // n_heads
-        check_int("d_model", d_model)
-        check_int("n_heads", n_heads)
-        check_int("d_key", d_key)
+        else:
+            check_int("d_model", d_model)
+            check_int("n_heads", n_heads)
+            check_int("d_key", d_key)
         check_probability("dropout", dropout)
         self.d_model = d_model
         self.n_heads = n_heads

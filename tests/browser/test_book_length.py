@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from booktools import wordcount
-from booktools.book import SITE, TOC
+from booktools.book import ROOT, SITE, TOC
 
 pytestmark = pytest.mark.browser
 
@@ -116,10 +118,6 @@ def test_the_reading_time_counts_what_a_reader_sees():
 def test_the_intro_promises_the_measured_reading_time():
     """The intro states the core path's minutes; they are the measured ones,
     to the nearest five (the figure a reader is told is the one computed)."""
-    import re
-
-    from booktools.book import ROOT
-
     intro = (ROOT / "book" / "intro.md").read_text(encoding="utf-8")
     found = re.search(r"take about (\d+) minutes", intro)
     assert found, "the intro no longer says how long the core path takes"

@@ -51,11 +51,12 @@ import torch
 
 from mha._checks import check_choice, check_int
 from mha._threads import one_thread
+from mha.attention import split_heads
 from mha.defaults import D_MODEL
 from mha.embedding import PositionalEncoding
 from mha.masks import causal_mask
 from mha.text import Vocab
-from mha.training.loop import fit
+from mha.training.loop import fit, training_batches
 from mha.training.measures import behaviour
 from mha.training.model import TwoLayerModel
 from mha.training.task import IGNORE, Batch, Task
@@ -424,17 +425,12 @@ def right(model: torch.nn.Module, batch: Batch) -> float:
 # --- Reading the two-layer models, and the controls that ship beside them ----------
 
 
-def _heads(x: torch.Tensor, layer: torch.nn.Module) -> torch.Tensor:
-    """``(batch, L, n_heads * d_key)`` → ``(batch, n_heads, L, d_key)``."""
-    return x.unflatten(-1, (layer.n_heads, layer.d_key)).transpose(1, 2)
-
-
 def head_writes(layer: torch.nn.Module, x: torch.Tensor) -> torch.Tensor:
     """What each head of the causal attention ``layer`` adds to the residual
     stream ``x (batch, L, d_model)``: ``(batch, n_heads, L, d_model)``; their
     sum plus ``layer.Wo.bias`` is the layer's output."""
     _, probs = layer(x, x, x, causal_mask(x.size(1)))  # (batch, n_heads, L, L)
-    V = _heads(layer.Wv(x), layer)  # (batch, n_heads, L, d_key)
+    V = split_heads(layer.Wv(x), layer.n_heads)  # (batch, n_heads, L, d_key)
     Wo = layer.Wo.weight.T.unflatten(0, (layer.n_heads, layer.d_key))
     return (probs @ V) @ Wo  # (batch, n_heads, L, d_model)
 
@@ -467,10 +463,14 @@ def key_split(model: torch.nn.Module, batches: list[Batch]) -> torch.Tensor:
         rows, verb = (batch.keys[..., 0] >= 0).nonzero(as_tuple=True)  # one each
         subject = batch.keys[rows, verb, 0]  # (n,): where the subject stands
         first = torch.isin(batch.ids, nouns).int().argmax(dim=1)  # (n,)
-        q = _heads(attn2.Wq(x1), attn2)[rows, :, verb]  # (n, n_heads, d_key)
+        q = split_heads(attn2.Wq(x1), attn2.n_heads)[
+            rows, :, verb
+        ]  # (n, n_heads, d_key)
         terms = []
         for x in (x0, *writes.unbind(dim=1)):  # each (n, L, d_model)
-            k = _heads(x @ attn2.Wk.weight.T, attn2)  # (n, n_heads, L, d_key)
+            k = split_heads(
+                x @ attn2.Wk.weight.T, attn2.n_heads
+            )  # (n, n_heads, L, d_key)
             gap = k[rows, :, subject] - k[rows, :, first]  # (n, n_heads, d_key)
             terms.append((q * gap).sum(dim=-1) / attn2.d_key**0.5)
         parts.append(torch.stack(terms, dim=-1))  # (n, n_heads, sources)
@@ -546,7 +546,6 @@ def train_variant(variant: str, seed: int) -> TwoLayerModel:
     check_choice("variant", variant, VARIANTS)
     check_int("seed", seed, minimum=0)
     task = FRONTED
-    low, high = task.lengths
     steps = task.steps if variant == "one layer, residual" else 2 * task.steps
     with one_thread(), torch.enable_grad():
         torch.manual_seed(seed)
@@ -558,18 +557,7 @@ def train_variant(variant: str, seed: int) -> TwoLayerModel:
         if variant == "shifted":
             model.position = ShiftedPositions(D_MODEL, task.max_length, SHIFT)
         generator = torch.Generator().manual_seed(seed + 1)
-
-        def fresh_batch():
-            length = int(torch.randint(low, high + 1, (1,), generator=generator))
-            batch = task.batch(generator, task.batch_size, length)
-            return batch.ids, batch.targets
-
-        batches = [fresh_batch() for _ in range(task.train_batches)]
-
-        def next_batch():
-            return batches[int(torch.randint(len(batches), (1,), generator=generator))]
-
-        fit(model, next_batch, steps, task.lr)
+        fit(model, training_batches(task, generator, task.batch_size), steps, task.lr)
     model.position = PositionalEncoding(D_MODEL, 0.0, task.max_length)
     return model.eval().requires_grad_(False)
 

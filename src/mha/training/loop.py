@@ -110,6 +110,31 @@ def _new_model(
     )
 
 
+def training_batches(
+    task: Task, generator: torch.Generator, batch_size: int
+) -> Callable[[], tuple[torch.Tensor, torch.Tensor]]:
+    """The training batches of ``task`` for :func:`fit`: each call gives
+    ``(ids, targets)`` of ``batch_size`` sentences of one random length in
+    ``task.lengths``, freshly drawn or, where the task has ``train_batches``,
+    one of that many batches drawn once (a fixed training set, in random
+    order); drawn from ``generator``."""
+    low, high = task.lengths
+
+    def fresh_batch():
+        length = int(torch.randint(low, high + 1, (1,), generator=generator))
+        batch = task.batch(generator, batch_size, length)
+        return batch.ids, batch.targets
+
+    if task.train_batches is None:
+        return fresh_batch
+    fixed = [fresh_batch() for _ in range(task.train_batches)]
+
+    def next_batch():
+        return fixed[int(torch.randint(len(fixed), (1,), generator=generator))]
+
+    return next_batch
+
+
 @functools.cache
 def train(
     task: Task,
@@ -140,26 +165,11 @@ def train(
         "batch_size", task.batch_size if batch_size is None else batch_size
     )
     lr = task.lr if lr is None else lr
-    low, high = task.lengths
     with one_thread(), torch.enable_grad():
         torch.manual_seed(seed)
         model = _new_model(task, n_heads, n_layers=n_layers, d_key=d_key)
         generator = torch.Generator().manual_seed(seed + 1)
-
-        def fresh_batch():
-            length = int(torch.randint(low, high + 1, (1,), generator=generator))
-            batch = task.batch(generator, batch_size, length)
-            return batch.ids, batch.targets
-
-        next_batch = fresh_batch
-        if task.train_batches is not None:  # a fixed training set, in random order
-            batches = [fresh_batch() for _ in range(task.train_batches)]
-
-            def next_batch():
-                return batches[
-                    int(torch.randint(len(batches), (1,), generator=generator))
-                ]
-
+        next_batch = training_batches(task, generator, batch_size)
         losses = fit(model, next_batch, steps, lr)
         model.eval().requires_grad_(False)
     return TrainingRun(task, model, losses, behaviour(task, model)["joint"])

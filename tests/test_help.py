@@ -9,6 +9,8 @@ import inspect
 import pkgutil
 import pydoc
 import re
+import subprocess
+import sys
 
 import torch.nn as nn
 
@@ -71,3 +73,39 @@ def test_help_starts_with_the_map():
         "Define the computation performed at every call"
         not in text.split("Methods inherited from")[0]
     )
+
+
+WITHOUT_FIGURES = """
+import sys
+
+
+class PlainInstall:  # as if pip had installed mha without its extra `book`
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("matplotlib", "PIL"):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+
+sys.meta_path.insert(0, PlainInstall())
+import pydoc
+
+import mha
+
+page = pydoc.render_doc(mha, renderer=pydoc.plaintext)
+print("page:", "class MultiHeadAttention" in page, "show_source" in page)
+try:
+    mha.display_attention
+except ModuleNotFoundError as error:
+    print("error:", error)
+"""
+
+
+def test_help_and_a_figure_without_matplotlib_say_what_to_install():
+    """On a plain install, help(mha) shows the page, and a figure function
+    names the extra that brings matplotlib."""
+    ran = subprocess.run(
+        [sys.executable, "-c", WITHOUT_FIGURES], capture_output=True, text=True
+    )
+    assert ran.returncode == 0, ran.stderr
+    page, error = ran.stdout.splitlines()
+    assert page == "page: True True"
+    assert 'pip install "mha[book]"' in error and error.count("\n") == 0

@@ -22,6 +22,7 @@ used, so that a reader who wants the layer does not wait for matplotlib.
 """
 
 import importlib
+import importlib.util
 from importlib.metadata import version
 
 # The submodules (`x as x`: loaded so that `mha.masks.to_sdpa_mask` and the like work).
@@ -60,18 +61,44 @@ _LAZY_NAMES = {
 }
 
 
+_EXTRA = (
+    "mha's figures need matplotlib and pillow, which a plain install leaves out: "
+    'pip install "mha[book]" (or: pip install matplotlib pillow)'
+)
+
+
+def _load(module: str):
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as error:
+        if error.name not in ("matplotlib", "PIL"):
+            raise
+        raise ModuleNotFoundError(f"{module}: {_EXTRA}", name=error.name) from None
+
+
 def __getattr__(name: str):
     if name in _LAZY_MODULES:
-        return importlib.import_module(f"mha.{name}")
+        return _load(f"mha.{name}")
     if name in _LAZY_NAMES:
-        value = getattr(importlib.import_module(_LAZY_NAMES[name]), name)
+        value = getattr(_load(_LAZY_NAMES[name]), name)
         globals()[name] = value  # found directly from now on
         return value
     raise AttributeError(f"module 'mha' has no attribute {name!r}")
 
 
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY_MODULES, *_LAZY_NAMES})
+    # Without matplotlib, the names that need it are left out, so that
+    # help(mha) still shows the package's page (pydoc looks at every name).
+    figures = _installed("matplotlib") and _installed("PIL")
+    lazy = {*_LAZY_MODULES, *_LAZY_NAMES} if figures else {"display", "show_source"}
+    return sorted({*globals(), *lazy})
 
 
 __all__ = [

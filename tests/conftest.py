@@ -1,8 +1,7 @@
 """Shared test set-up: the Agg backend, seeds, a layer factory, the PyTorch
-reference every equivalence test compares with, two Transformer blocks, and
-bad input: every test module's ``BAD_INPUT`` table becomes its test that each
-bad call is refused with a clear message. (What the plotting tests share is in
-``figures.py``.)"""
+reference every equivalence test compares with, two Transformer blocks. (What
+the plotting tests share is in ``figures.py``; the test of bad input each
+module parametrizes over its ``BAD_INPUT`` table is in ``refusal.py``.)"""
 
 import json
 import os
@@ -15,7 +14,7 @@ import torch.nn.functional as F
 from torch import nn
 
 import mha
-from booktools import stages
+from booktools import book
 
 # Before anything imports matplotlib (``import mha`` does not: it loads its
 # figures when first used), so no test needs a display.
@@ -238,9 +237,9 @@ def pytest_collection_modifyitems(items):
     test` would run (marked browser outside tests/browser, or unmarked in
     it) stops the collection."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
-    # The browser tests are in tests/browser and nowhere else: the stages of
-    # `make test` collect each stage's own directory.
-    misplaced = stages.misplaced(
+    # The browser tests are in tests/browser and nowhere else: the Makefile's
+    # test stages collect each stage's own directory.
+    misplaced = book.misplaced(
         (item.nodeid, item.get_closest_marker("browser") is not None) for item in items
     )
     if misplaced:
@@ -249,38 +248,3 @@ def pytest_collection_modifyitems(items):
             f"there is marked browser: {', '.join(misplaced)}"
         )
 
-
-# --- bad input: one table per module, one test for all ------------------------------
-
-
-def refuses(call, error, name, expected, given) -> None:
-    """``call()`` raises ``error`` with a message that names the argument, says
-    what was expected and what was given."""
-    with pytest.raises(error) as info:
-        call()
-    message = str(info.value)
-    for part in (name, expected, given):
-        assert part in message, f"{part!r} is not in the message {message!r}"
-
-
-def pytest_pycollect_makeitem(collector, name, obj):
-    """A test module's ``BAD_INPUT``, a list of rows ``(call, error, name,
-    expected, given)``, becomes its test of bad input, parametrized by row
-    (``pytest.mark.parametrize``, one case per row, named after the row's
-    argument), each row checked by :func:`refuses`."""
-    if name != "BAD_INPUT" or not isinstance(collector, pytest.Module):
-        return None
-
-    @pytest.mark.parametrize(
-        "row", obj, ids=[f"{i}-{row[2]}" for i, row in enumerate(obj)]
-    )
-    def test_bad_input_is_refused_with_a_clear_message(row):
-        refuses(*row)
-
-    # pytest's own collection of a test function of the module (where pytest
-    # looks it up again), with its parametrization.
-    test = test_bad_input_is_refused_with_a_clear_message
-    setattr(collector.obj, test.__name__, test)
-    return collector.ihook.pytest_pycollect_makeitem(
-        collector=collector, name=test.__name__, obj=test
-    )

@@ -8,6 +8,7 @@ import math
 import pytest
 import torch
 from hypothesis import given, settings, strategies as st
+from refusal import ids, refuses
 
 import mha
 from mha.attention import check_heads, divisors
@@ -309,7 +310,7 @@ LAYER = mha.MultiHeadAttention(8, 4).eval()
 META_LAYER = mha.MultiHeadAttention(8, 2).to("meta")
 X = torch.zeros(3, 6, 8)
 
-# Each row, a test (see conftest.py): the call, its error, and what the message
+# Each row, a case of the test below: the call, its error, and what the message
 # names: the argument, what was expected, what was given.
 BAD_INPUT = [
     # The constructor.
@@ -363,6 +364,11 @@ BAD_INPUT = [
     (lambda: mha.to_torch(mha.MultiHeadAttention(8, 8, d_key=2)), ValueError, "layer",
      "d_key = d_model // n_heads", "d_model=8, n_heads=8, d_key=2"),
 ]  # fmt: skip
+
+
+@pytest.mark.parametrize("row", BAD_INPUT, ids=ids(BAD_INPUT))
+def test_bad_input_is_refused_with_a_clear_message(row):
+    refuses(*row)
 
 
 # --- A causal layer never changes the outputs of earlier positions (generation) ---

@@ -5,6 +5,7 @@ test_interop.py, with the converter."""
 
 import pytest
 import torch
+from refusal import ids, refuses
 from torch.nn.functional import layer_norm
 
 import mha
@@ -95,7 +96,7 @@ def test_decoder_is_the_written_formula(decoder, sequences, padded):
 ENCODER, DECODER = block.EncoderBlock(8, 4, 32), block.DecoderBlock(8, 4, 32)
 X, MEMORY = torch.zeros(3, 4, 8), torch.zeros(3, 6, 8)
 
-# Each row, a test (see conftest.py): the call, its error, and what the message
+# Each row, a case of the test below: the call, its error, and what the message
 # names: the argument, what was expected, what was given.
 BAD_INPUT = [
     *[
@@ -128,3 +129,8 @@ BAD_INPUT = [
      "does not broadcast to (batch, n_heads, q_len, k_len) = (3, 4, 4, 6)",
      "mask of shape (3, 1, 1, 4)"),
 ]  # fmt: skip
+
+
+@pytest.mark.parametrize("row", BAD_INPUT, ids=ids(BAD_INPUT))
+def test_bad_input_is_refused_with_a_clear_message(row):
+    refuses(*row)

@@ -7,6 +7,7 @@ import dataclasses
 
 import pytest
 import torch
+from refusal import ids, refuses
 
 import mha
 from mha import circuits, training
@@ -145,3 +146,8 @@ BAD_INPUT = [
     (lambda: circuits.asymmetry(torch.eye(2).long()), TypeError, "matrix", "floating-point",
      "got dtype torch.int64"),
 ]  # fmt: skip
+
+
+@pytest.mark.parametrize("row", BAD_INPUT, ids=ids(BAD_INPUT))
+def test_bad_input_is_refused_with_a_clear_message(row):
+    refuses(*row)

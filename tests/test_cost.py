@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+from refusal import ids, refuses
 
 import mha
 from mha import cost
@@ -106,7 +107,7 @@ def test_kv_cache_bytes_are_those_of_the_cached_keys_and_values():
     )
 
 
-# Each row, a test (see conftest.py): the call, its error, and what the message
+# Each row, a case of the test below: the call, its error, and what the message
 # names: the argument, what was expected, what was given.
 BAD_INPUT = [
     (lambda: cost.attention_matrix_bytes(0, 8, 16, 16), ValueError, "batch", "int >= 1",
@@ -135,3 +136,8 @@ BAD_INPUT = [
     (lambda: cost.kv_cache_bytes(4, 2, 8, dtype="float16"), TypeError, "dtype",
      "a torch.dtype", "got str 'float16'"),
 ]  # fmt: skip
+
+
+@pytest.mark.parametrize("row", BAD_INPUT, ids=ids(BAD_INPUT))
+def test_bad_input_is_refused_with_a_clear_message(row):
+    refuses(*row)

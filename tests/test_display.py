@@ -5,6 +5,9 @@ from __future__ import annotations
 import inspect
 import textwrap
 
+import pytest
+from refusal import ids, refuses
+
 import mha
 from mha.display import SourceCode, markdown_table
 
@@ -43,7 +46,7 @@ def test_a_source_holding_backticks_gets_a_longer_fence():
     assert markdown.startswith("`````python\n") and markdown.endswith("\n`````")
 
 
-# Each row, a test (see conftest.py): the call, its error, and what the message
+# Each row, a case of the test below: the call, its error, and what the message
 # names: the argument, what was expected, what was given.
 BAD_INPUT = [
     (lambda: mha.show_source(len), TypeError, "obj", "Python source",
@@ -60,6 +63,11 @@ BAD_INPUT = [
     (lambda: markdown_table(["a"], [["b"]], title=["x"]), ValueError, "title",
      "non-empty string or None", "got ['x']"),
 ]  # fmt: skip
+
+
+@pytest.mark.parametrize("row", BAD_INPUT, ids=ids(BAD_INPUT))
+def test_bad_input_is_refused_with_a_clear_message(row):
+    refuses(*row)
 
 
 def test_a_table_is_markdown_for_the_page_and_aligned_text_for_nbval():

@@ -6,6 +6,7 @@ import math
 
 import pytest
 import torch
+from refusal import ids, refuses
 
 from mha.embedding import Embeddings, PositionalEncoding, sinusoids
 
@@ -68,7 +69,7 @@ def test_positional_encoding_applies_dropout_in_training_mode():
     torch.testing.assert_close(out[kept], scaled[kept])
 
 
-# Each row, a test (see conftest.py): the call, its error, and what the message
+# Each row, a case of the test below: the call, its error, and what the message
 # names: the argument, what was expected, what was given.
 BAD_INPUT = [
     (lambda: Embeddings(0, 4), ValueError, "vocab_size", "int >= 1", "got 0"),
@@ -89,3 +90,8 @@ BAD_INPUT = [
     (lambda: PositionalEncoding(8, max_length=10)(torch.zeros(2, 11, 8)), ValueError,
      "max_length", "max_length >= 11", "x has 11 positions but max_length is 10"),
 ]  # fmt: skip
+
+
+@pytest.mark.parametrize("row", BAD_INPUT, ids=ids(BAD_INPUT))
+def test_bad_input_is_refused_with_a_clear_message(row):
+    refuses(*row)

@@ -14,6 +14,7 @@ import numpy
 import pytest
 import torch
 from matplotlib import colormaps
+from refusal import ids, refuses
 
 import mha
 from mha import training
@@ -283,6 +284,11 @@ BAD_INPUT = [
     (lambda: mha.attention_explorer({"a": mha.running_example(2), "b": PREVIOUS_WORD}),
      ValueError, "model's entries", "same head counts", "a: [2], b: [1, 2, 4, 8]"),
 ]  # fmt: skip
+
+
+@pytest.mark.parametrize("row", BAD_INPUT, ids=ids(BAD_INPUT))
+def test_bad_input_is_refused_with_a_clear_message(row):
+    refuses(*row)
 
 
 def test_the_two_layer_model_is_explored_on_its_stream_causal_in_both_layers():

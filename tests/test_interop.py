@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+from refusal import ids, refuses
 from torch import nn
 
 import mha
@@ -168,7 +169,7 @@ def test_the_decoder_layer_computes_the_same_with_padding(decoder, sequences):
     torch.testing.assert_close(decoder(x, memory, x_pad, memory_pad), expected)
 
 
-# Each row, a test (see conftest.py): the call, its error, and what the message
+# Each row, a case of the test below: the call, its error, and what the message
 # names: the argument, what was expected, what was given.
 BAD_INPUT = [
     (lambda: mha.to_torch(nn.Linear(8, 8)), TypeError, "layer", "mha.MultiHeadAttention",
@@ -188,3 +189,8 @@ BAD_INPUT = [
         )
     ],
 ]  # fmt: skip
+
+
+@pytest.mark.parametrize("row", BAD_INPUT, ids=ids(BAD_INPUT))
+def test_bad_input_is_refused_with_a_clear_message(row):
+    refuses(*row)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+from refusal import ids, refuses
 
 import mha
 from mha import masks
@@ -169,7 +170,7 @@ BAD_MASKS = [
 ]  # fmt: skip
 
 
-# Each row, a test (see conftest.py): the call, its error, and what the message
+# Each row, a case of the test below: the call, its error, and what the message
 # names: the argument, what was expected, what was given.
 BAD_INPUT = [
     *[
@@ -195,6 +196,11 @@ BAD_INPUT = [
     (lambda: masks.to_nn_attn_mask(torch.ones(3, 3).bool(), (1, 1, 4, 4)), ValueError, "mask",
      "does not broadcast", "mask of shape (3, 3)"),
 ]  # fmt: skip
+
+
+@pytest.mark.parametrize("row", BAD_INPUT, ids=ids(BAD_INPUT))
+def test_bad_input_is_refused_with_a_clear_message(row):
+    refuses(*row)
 
 
 def test_only_a_negative_mask_value_gets_the_hint_about_additive_masks():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+from refusal import ids, refuses
 from torch import nn
 
 import mha
@@ -257,3 +258,8 @@ BAD_INPUT = [
     (lambda: training.behaviour("neighbours", LAYER), TypeError, "task", "mha.training.Task",
      "got str 'neighbours'"),
 ]  # fmt: skip
+
+
+@pytest.mark.parametrize("row", BAD_INPUT, ids=ids(BAD_INPUT))
+def test_bad_input_is_refused_with_a_clear_message(row):
+    refuses(*row)

@@ -12,6 +12,7 @@ import torch
 from figures import fits_the_column, heatmaps, texts
 from matplotlib.colors import to_hex, to_rgb
 from PIL import Image
+from refusal import ids, refuses
 
 import mha
 from mha import plotting
@@ -148,7 +149,7 @@ def test_a_figure_shows_itself_at_twice_its_resolution(gen):
 
 ATTENTION = torch.full((4, 2, 3), 1 / 3)
 
-# Each row, a test (see conftest.py): the call, its error, and what the message
+# Each row, a case of the test below: the call, its error, and what the message
 # names: the argument, what was expected, what was given.
 BAD_INPUT = [
     (lambda: mha.display_attention(["a", "b"], list("xyz"), ATTENTION, 4, 1, 3), ValueError,
@@ -175,6 +176,11 @@ BAD_INPUT = [
                                    mask=torch.eye(2, 3).bool()), ValueError,
      "mask", "block only keys that get no weight", "holds 0.333"),
 ]  # fmt: skip
+
+
+@pytest.mark.parametrize("row", BAD_INPUT, ids=ids(BAD_INPUT))
+def test_bad_input_is_refused_with_a_clear_message(row):
+    refuses(*row)
 
 
 # --- Blocked keys, head colours, the phone's layout ------------------------------------

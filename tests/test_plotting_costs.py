@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 import torch
 from figures import close, fits_the_column
+from refusal import ids, refuses
 
 from mha import plotting
 
@@ -53,7 +54,7 @@ def test_timing_figure_relative_to_adds_a_ratio_panel():
     assert len(times.lines) == 3  # two implementations and the slope line
 
 
-# Each row, a test (see conftest.py): the call, its error, and what the message
+# Each row, a case of the test below: the call, its error, and what the message
 # names: the argument, what was expected, what was given.
 BAD_INPUT = [
     (lambda: plotting.cost_counts_figure(LENGTHS, MEMORY, FLOPS, crossover=1000), ValueError,
@@ -67,3 +68,8 @@ BAD_INPUT = [
     (lambda: plotting.timing_figure(LENGTHS[:3], {"a": [1.0] * 3}, relative_to="c"), ValueError,
      "relative_to", "one of the implementations ['a']", "got 'c'"),
 ]  # fmt: skip
+
+
+@pytest.mark.parametrize("row", BAD_INPUT, ids=ids(BAD_INPUT))
+def test_bad_input_is_refused_with_a_clear_message(row):
+    refuses(*row)

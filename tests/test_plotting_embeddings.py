@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 import torch
 from figures import close, fits_the_column, heatmaps, shown, texts
+from refusal import ids, refuses
 
 import mha
 from mha import plotting
@@ -72,7 +73,7 @@ def test_head_split_figure_never_prints_minus_zero():
 
 Z = torch.zeros(6, 8)
 
-# Each row, a test (see conftest.py): the call, its error, and what the message
+# Each row, a case of the test below: the call, its error, and what the message
 # names: the argument, what was expected, what was given.
 BAD_INPUT = [
     (lambda: plotting.positional_encoding_curves(Z, [8]), ValueError, "dims[i]", "in [0, 7]",
@@ -84,3 +85,8 @@ BAD_INPUT = [
     (lambda: plotting.head_split_figure(Z, list("abcdef"), 3), ValueError, "n_heads",
      "divide d_model", "n_heads=3"),
 ]  # fmt: skip
+
+
+@pytest.mark.parametrize("row", BAD_INPUT, ids=ids(BAD_INPUT))
+def test_bad_input_is_refused_with_a_clear_message(row):
+    refuses(*row)

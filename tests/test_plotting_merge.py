@@ -8,6 +8,7 @@ import math
 import pytest
 import torch
 from figures import close, fits_the_column, texts
+from refusal import ids, refuses
 
 import mha
 from mha import plotting
@@ -100,7 +101,7 @@ def test_head_contributions_figure_draws_a_row_per_head_and_their_sum(example):
 PROBS, VALUES = torch.full((5,), 0.2), torch.zeros(5, 2)
 PIECES, BIAS = torch.ones(4, 8), torch.ones(8)
 
-# Each row, a test (see conftest.py): the call, its error, and what the message
+# Each row, a case of the test below: the call, its error, and what the message
 # names: the argument, what was expected, what was given.
 BAD_INPUT = [
     (lambda: plotting.weighted_values_figure(PROBS, VALUES[:, :1], list("abcde")), ValueError,
@@ -116,3 +117,8 @@ BAD_INPUT = [
     (lambda: plotting.head_contributions_figure(PIECES.tolist(), BIAS, BIAS), TypeError,
      "pieces", "torch.Tensor", "got list"),
 ]  # fmt: skip
+
+
+@pytest.mark.parametrize("row", BAD_INPUT, ids=ids(BAD_INPUT))
+def test_bad_input_is_refused_with_a_clear_message(row):
+    refuses(*row)

@@ -7,6 +7,7 @@ import pytest
 import torch
 from figures import close, fits_the_column, heatmaps, shown, texts
 from matplotlib.colors import PowerNorm
+from refusal import ids, refuses
 
 import mha
 from mha import plotting
@@ -59,7 +60,7 @@ def test_weights_panels_look_like_every_map_of_the_book(gen):
 
 Z = torch.zeros(6, 8)
 
-# Each row, a test (see conftest.py): the call, its error, and what the message
+# Each row, a case of the test below: the call, its error, and what the message
 # names: the argument, what was expected, what was given.
 BAD_INPUT = [
     (lambda: plotting.weights_panels([Z, Z[:3]], ["a"], ["b"], ["x", "y"]), ValueError, "maps",
@@ -79,3 +80,8 @@ BAD_INPUT = [
                                      masks=[torch.ones(5, 8)]), ValueError,
      "masks[0]", "broadcastable to (n_heads, q_len, k_len) = (1, 6, 8)", "got shape (5, 8)"),
 ]  # fmt: skip
+
+
+@pytest.mark.parametrize("row", BAD_INPUT, ids=ids(BAD_INPUT))
+def test_bad_input_is_refused_with_a_clear_message(row):
+    refuses(*row)

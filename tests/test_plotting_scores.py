@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import math
 
+import pytest
 import torch
 from figures import close, fits_the_column
+from refusal import ids, refuses
 
 from mha import plotting
 
@@ -50,7 +52,7 @@ def test_softmax_saturation_notes_are_off_the_curves():
             )
 
 
-# Each row, a test (see conftest.py): the call, its error, and what the message
+# Each row, a case of the test below: the call, its error, and what the message
 # names: the argument, what was expected, what was given.
 BAD_INPUT = [
     (lambda: plotting.softmax_saturation_figure([1, 2], torch.ones(3, 2), torch.full((3, 2), 2.0)),
@@ -62,3 +64,8 @@ BAD_INPUT = [
     (lambda: plotting.softmax_saturation_figure([], torch.ones(3, 0), torch.ones(3, 0)),
      TypeError, "d_keys", "non-empty sequence of ints", "got []"),
 ]  # fmt: skip
+
+
+@pytest.mark.parametrize("row", BAD_INPUT, ids=ids(BAD_INPUT))
+def test_bad_input_is_refused_with_a_clear_message(row):
+    refuses(*row)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import math
 
+import pytest
 import torch
 from figures import close, fits_the_column
+from refusal import ids, refuses
 
 from mha import plotting
 
@@ -43,7 +45,7 @@ def test_key_plane_figure_draws_keys_query_and_scores():
 Z = torch.zeros(6, 8)
 
 
-# Each row, a test (see conftest.py): the call, its error, and what the message
+# Each row, a case of the test below: the call, its error, and what the message
 # names: the argument, what was expected, what was given.
 BAD_INPUT = [
     (lambda: plotting.training_curve([]), ValueError, "losses", "at least one value",
@@ -63,3 +65,8 @@ BAD_INPUT = [
     (lambda: plotting.key_plane_figure([-1, 0, 1], Z[:3, :2], Z[0, :2], Z[0, :3], absent=[5]),
      ValueError, "absent", "some of the positions [-1, 0, 1]", "got [5]"),
 ]  # fmt: skip
+
+
+@pytest.mark.parametrize("row", BAD_INPUT, ids=ids(BAD_INPUT))
+def test_bad_input_is_refused_with_a_clear_message(row):
+    refuses(*row)

@@ -10,6 +10,7 @@ from collections import Counter
 
 import pytest
 import torch
+from refusal import ids, refuses
 
 import mha
 from mha import training
@@ -573,3 +574,8 @@ BAD_INPUT = [
     (lambda: agreement.key_split(_shipped(A, 4), []), TypeError, "model",
      "two-layer model on a residual stream", "got ToyModel"),
 ]  # fmt: skip
+
+
+@pytest.mark.parametrize("row", BAD_INPUT, ids=ids(BAD_INPUT))
+def test_bad_input_is_refused_with_a_clear_message(row):
+    refuses(*row)

@@ -7,6 +7,7 @@ import unicodedata
 import pytest
 import torch
 from hypothesis import given, strategies as st
+from refusal import ids, refuses
 
 from mha.text import PAD, UNK, Vocab, tokenize
 
@@ -79,7 +80,7 @@ def test_encode_batch_pads_short_sentences_and_marks_real_tokens(vocab, length):
     assert is_token.tolist() == [[i < n for i in range(length or 3)] for n in (3, 2, 1)]
 
 
-# Each row, a test (see conftest.py): the call, its error, and what the message
+# Each row, a case of the test below: the call, its error, and what the message
 # names: the argument, what was expected, what was given.
 BAD_INPUT = [
     (lambda: tokenize(b"bytes"), TypeError, "text", "a str", "got bytes"),
@@ -99,6 +100,11 @@ BAD_INPUT = [
      "at least the longest sentence (3 tokens)", "got 2"),
     (lambda: Vocab(ITOS).encode_batch([]), ValueError, "sentences", "non-empty list", "got []"),
 ]  # fmt: skip
+
+
+@pytest.mark.parametrize("row", BAD_INPUT, ids=ids(BAD_INPUT))
+def test_bad_input_is_refused_with_a_clear_message(row):
+    refuses(*row)
 
 
 def test_tokens_within_a_length_or_a_clear_error():

@@ -9,6 +9,7 @@ import dataclasses
 
 import pytest
 import torch
+from refusal import ids, refuses
 
 import mha
 from mha import training
@@ -285,6 +286,11 @@ BAD_INPUT = [
                                         torch.ones(2, 3, 3)), ValueError, "mask",
      "(q_len, k_len)", "(2, 3, 3)"),
 ]  # fmt: skip
+
+
+@pytest.mark.parametrize("row", BAD_INPUT, ids=ids(BAD_INPUT))
+def test_bad_input_is_refused_with_a_clear_message(row):
+    refuses(*row)
 
 
 def test_every_shipped_layout_loads_with_its_head_width():

@@ -11,11 +11,18 @@ Public names:
 - ``PAGES``: the page the tests pick for one kind of content.
 - :func:`explorer_pages`, :func:`fullest_explorer_page`: the pages with an
   attention explorer.
+- :func:`longest_first`: the chapters that train or time first (nbval's
+  order, so that its two workers start on the longest).
+- :func:`misplaced`: browser tests outside ``BROWSER_TESTS`` and others in it.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
+from collections.abc import Iterable
+from html.parser import HTMLParser
 from pathlib import Path
 
 from sphinx_external_toc.parsing import parse_toc_yaml
@@ -75,6 +82,42 @@ def notebooks(toc: Path = TOC) -> list[Path]:
     ]
 
 
+# A call that trains a model (``training.train(...)``, ``fit(...)``, not a
+# module's ``.train()``) or times a layer: a chapter that makes such calls
+# takes longest to validate.
+LONG_RUNNING = re.compile(
+    r"(?<![\w.])(?:training\.)?(?:train|fit)\(|\btime_(?:interleaved|forward)\("
+)
+
+
+def longest_first(paths: list[Path]) -> list[Path]:
+    """``paths`` (notebooks) with those that train or time most first, the
+    rest after them, each group in its order."""
+
+    def calls(path: Path) -> int:
+        code = "".join(
+            "".join(cell["source"])
+            for cell in json.loads(path.read_text())["cells"]
+            if cell["cell_type"] == "code"
+        )
+        return len(LONG_RUNNING.findall(code))
+
+    return sorted(paths, key=lambda path: -calls(path))
+
+
+# The browser tests are here and nowhere else: each test stage of the Makefile
+# collects its own folder.
+BROWSER_TESTS = "tests/browser"
+
+
+def misplaced(tests: Iterable[tuple[str, bool]]) -> list[str]:
+    """Of ``tests``, ``(node id, marked browser)`` pairs (ids relative to the
+    checkout, as pytest gives them), those marked browser outside
+    ``BROWSER_TESTS`` or unmarked inside it: no stage would run them."""
+    inside = BROWSER_TESTS + "/"
+    return [test for test, browser in tests if browser != test.startswith(inside)]
+
+
 def html_pages(toc: Path = TOC) -> list[str]:
     """Every page of the table of contents as the site's path (``book/intro.html``)."""
     return [f"{page}.html" for page in pages(toc)]
@@ -103,23 +146,59 @@ def explorer_pages(site: Path = SITE, toc: Path = TOC) -> list[str]:
     ]
 
 
+class _ExplorerData(HTMLParser):
+    """The text of every explorer's data in a page (``<script class="mha-data">``)."""
+
+    def __init__(self):
+        super().__init__()
+        self.found: list[str] = []
+        self._inside = False
+
+    def handle_starttag(self, tag, attrs):
+        classes = (dict(attrs).get("class") or "").split()
+        self._inside = tag == "script" and "mha-data" in classes
+        if self._inside:
+            self.found.append("")
+
+    def handle_endtag(self, tag):
+        self._inside = False
+
+    def handle_data(self, data):
+        if self._inside:
+            self.found[-1] += data
+
+
+def explorer_data(page: str, site: Path = SITE) -> list[dict]:
+    """The data of each explorer of ``page`` (a site path): from the built
+    page, or from its chapter's stored outputs where the build has none (not
+    built yet, or older than the chapters)."""
+    from mha.explorer.notebook import MIME
+
+    built = site / page
+    if built.exists():
+        parser = _ExplorerData()
+        parser.feed(built.read_text())
+        if parser.found:
+            return [json.loads(text) for text in parser.found]
+    chapter = json.loads((ROOT / page.replace(".html", ".ipynb")).read_text())
+    found = []
+    for cell in chapter["cells"]:
+        for output in cell.get("outputs", []):
+            data = output.get("data", {}).get(MIME)
+            if data is not None:
+                data = "".join(data) if isinstance(data, list) else data
+                found.append(json.loads(data) if isinstance(data, str) else data)
+    return found
+
+
 def fullest_explorer_page(site: Path = SITE, toc: Path = TOC) -> str:
-    """The explorer page whose explorer offers the most (models and masks),
-    read from its data in the built page, or in its chapter's stored output
-    where the build has no such page (not built yet, or older than the chapters)."""
-    import json
-    import re
+    """The explorer page whose explorer offers the most (models times masks)."""
 
     def offered(page: str) -> int:
-        built = site / page
-        source = built if built.exists() else ROOT / page.replace(".html", ".ipynb")
-        text = source.read_text()
-        start = text.find('"models":')
-        end = text.find('"weights":[', start)  # the list after the models
-        masks = re.search(r'"masks":\s*(\[[^\]]*\])', text)
-        if start < 0 or end < start or not masks:
-            return 0
-        return text.count('"option":', start, end) * len(json.loads(masks.group(1)))
+        return max(
+            (len(data["models"]) * len(data["masks"]) for data in explorer_data(page, site)),
+            default=0,
+        )
 
     return max(explorer_pages(site, toc), key=offered)
 

@@ -10,9 +10,8 @@ export PATH := $(abspath $(BIN)):$(PATH)
 # Jupyter's own figure display.
 STATIC := MPLBACKEND=Agg
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
-# The tooling (tools/booktools) runs the stages of `make test`: each command,
-# the notebooks' list (_toc.yml) and the settings of "another machine" are
-# defined there once, for this file and the benchmarks alike.
+# The tooling (tools/booktools): the chapters' list (read from _toc.yml) and
+# the timer of each stage.
 BOOKTOOLS := $(BIN)/python -m booktools
 NOTEBOOKS = $(shell $(BOOKTOOLS) notebooks)
 export CHROMIUM ?= /usr/bin/chromium
@@ -21,7 +20,7 @@ PORT      ?= 8000
 # Options passed on to JupyterLab: make lab LAB_OPTIONS="--port=9999 --no-browser"
 LAB_OPTIONS ?=
 
-.PHONY: help book test lint unit nbval browser screenshots execute lab serve bench lock weights clean setup-cell
+.PHONY: help book test stages bytecode lint unit nbval browser screenshots execute lab serve bench lock weights clean setup-cell
 
 help:
 	@echo "make book    build the site into _build/html from the chapters' stored outputs (strict)"
@@ -64,13 +63,75 @@ $(STAMP): requirements.txt constraints.txt pyproject.toml tools/pyproject.toml
 # are refreshed by `make execute` and proven current by nbval). Every page is
 # rebuilt each time (about 20 s), so a change to the CSS, the assets, the
 # configuration or the package's docstrings always reaches the site.
-# The stages of `make test`, each on its own (booktools.stages holds their
-# commands): lint (ruff), the unit tests, nbval (every chapter re-executed,
-# each output compared with the stored one, two workers), the site (strict,
-# every page rebuilt, no page of an earlier build left behind), the browser
-# tests (three workers). `make unit OTHER_MACHINE=1` runs one as `make test` does.
-lint unit nbval book browser: $(STAMP)
-	$(BOOKTOOLS) run $@ $(if $(OTHER_MACHINE),--other-machine)
+# The stages of `make test`, each on its own: lint (ruff), the unit tests,
+# nbval (every chapter re-executed, each output compared with the stored one),
+# the site (strict, every page rebuilt, no page of an earlier build left
+# behind), the browser tests. `make unit OTHER_MACHINE=1` runs one as `make
+# test` does. Each command runs through booktools.timed, which records its wall
+# time and the CPU time of every process it starts (the browsers' included)
+# in $$BOOK_TIMES when that is set (make test sets it).
+TIMED  = $(BIN)/python -m booktools.timed $@
+PYTEST := $(BIN)/python -m pytest -q -p no:cacheprovider
+# "Another machine": PyTorch's baseline CPU kernels and MKL's compatible mode
+# instead of this processor's own (AVX-512, AVX2, ...). make test runs the unit
+# tests and the notebooks so; `make execute` stores outputs with the native ones.
+ON_OTHER_MACHINE = $(if $(OTHER_MACHINE),ATEN_CPU_CAPABILITY=default MKL_CBWR=COMPATIBLE)
+# Two pytest workers, one per core, and each worker's PyTorch (and the kernels
+# nbval starts) on one thread: two workers of two threads each on two cores
+# wait on each other at every small operation.
+TWO_WORKERS := -n 2
+ONE_THREAD  := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
+# The unit and browser tests handed out as workers free up, the longest first
+# (`slow`, tests/conftest.py): no worker waits alone at the end.
+SHARED_OUT := --dist worksteal
+# Hypothesis's pytest plugin, only where there are property tests (the unit
+# tests): loading it costs each pytest process about a second of CPU.
+NO_PROPERTY_TESTS := -p no:hypothesispytest
+LINTED := src tools tests benchmarks book scripts _ext
+# The unit tests: every test outside tests/browser (tests/conftest.py stops a
+# collection that finds a browser test elsewhere). scripts/mutations.py runs
+# this target too, with UNIT_OPTIONS of its own.
+UNIT_OPTIONS ?=
+# nbval's chapters: every chapter of _toc.yml, those that train or time first
+# (two workers start on the longest), or CHAPTERS="book/07_trained_heads.ipynb".
+CHAPTERS ?=
+
+lint: $(STAMP)
+	$(TIMED) $(BIN)/ruff check $(LINTED)
+	$(TIMED) $(BIN)/ruff format --check $(LINTED)
+
+unit: $(STAMP) bytecode
+	$(ONE_THREAD) $(ON_OTHER_MACHINE) $(TIMED) $(PYTEST) -p no:nbval $(TWO_WORKERS) \
+	  $(SHARED_OUT) $(UNIT_OPTIONS) -m "not browser" --ignore tests/browser tests
+
+# Each chapter's cells in order on one worker (--dist loadfile); BOOK_NBVAL=1
+# lets a chapter time its layers on a smaller grid in a cell nbval does not compare.
+nbval: $(STAMP) bytecode
+	$(ONE_THREAD) $(ON_OTHER_MACHINE) $(STATIC) BOOK_NBVAL=1 $(TIMED) $(PYTEST) \
+	  $(NO_PROPERTY_TESTS) $(TWO_WORKERS) --dist loadfile --nbval --nbval-current-env \
+	  --nbval-sanitize-with tests/nbval_sanitize.cfg \
+	  $(or $(CHAPTERS),$$($(BOOKTOOLS) notebooks --longest-first))
+
+# Every page rebuilt, so a change to the CSS, the assets, the configuration or
+# the package's docstrings always reaches the site.
+book: $(STAMP) bytecode
+	rm -rf _build/html
+	$(STATIC) $(TIMED) $(BIN)/jupyter-book build . -W -n --keep-going --all
+
+# Three workers: a page test spends about two fifths of its time waiting (a
+# slow network's late files, a page settling after a resize), which a third
+# worker fills.
+browser: $(STAMP) bytecode
+	@$(BIN)/python -m booktools.chromium
+	$(TIMED) $(PYTEST) -p no:nbval $(NO_PROPERTY_TESTS) -n 3 $(SHARED_OUT) \
+	  -m browser tests/browser
+
+# The book's own modules compiled to bytecode where it is missing or stale:
+# Python then reads it on every import, also where PYTHONDONTWRITEBYTECODE is
+# set (as on some CI machines), instead of compiling them again in each of
+# the dozens of processes a stage starts.
+bytecode: $(STAMP)
+	@$(BIN)/python -m compileall -q -j 1 src tools tests _ext scripts benchmarks
 
 # Write the set-up cell (scripts/setup_cell_template.py, with the repository's
 # address from _config.yml) into the first code cell of every chapter: after
@@ -102,14 +163,21 @@ execute: $(STAMP)
 screenshots: $(STAMP)
 	$(BIN)/python benchmarks/screenshots.py
 
-# Every stage, cheapest first, so a mistake fails fast (the site is built
-# while nbval runs, on the core it leaves idle); each stage's time is printed
-# at the end. The unit tests and the notebooks run on PyTorch's
-# baseline CPU kernels and MKL's compatible mode, not this processor's own
-# (AVX-512, AVX2, ...): every CI run is then also a run on "another machine".
-# Outputs are stored (`make execute`) with the native kernels.
+# Every stage, cheapest first, so a mistake fails fast; the site is built
+# while nbval runs (make -j2: on the core nbval's two workers leave idle as
+# they wait on each other's last chapter; each one's output shown whole when
+# it ends); the unit tests and the notebooks on "another machine" (above).
+# The table of each stage's times ends the output, also after a failure.
+TIMES := _build/times.jsonl
 test: $(STAMP)
-	$(BOOKTOOLS) test
+	@mkdir -p _build && rm -f $(TIMES)
+	@BOOK_TIMES=$(abspath $(TIMES)) $(MAKE) --no-print-directory OTHER_MACHINE=1 stages; \
+	  status=$$?; $(BIN)/python -m booktools.timed --table $(TIMES); exit $$status
+
+stages:
+	$(MAKE) --no-print-directory lint unit
+	$(MAKE) --no-print-directory -j2 --output-sync=target nbval book
+	$(MAKE) --no-print-directory browser
 
 # As root (a container), JupyterLab wants --allow-root.
 lab: $(STAMP)

@@ -1,6 +1,6 @@
-"""The test loop, measured: `make test` as it runs (booktools.stages, the
-very commands the Makefile runs), each stage's wall time and the CPU time of
-all it ran, the whole's wall time and how busy the machine was meanwhile; and
+"""The test loop, measured: `make test` itself, each stage's wall time and
+the CPU time of all it ran (the table make test ends with: booktools.timed),
+the whole's wall time and how busy the machine was meanwhile; and
 the chapters' validation against its floor (a kernel start and the chapters'
 imports, once per chapter).
 
@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from booktools import book, stages
+from booktools import book, timed
 from booktools.book import ROOT
 
 FLOOR_CODE = "import torch, matplotlib, mha"
@@ -51,31 +51,32 @@ def _cpu_ticks() -> tuple[int, int] | None:
 
 
 def measure_stages() -> dict:
-    """`make test` as it runs (``booktools.stages.test``: the unit tests and
-    the notebooks on another machine's kernel paths, the site built while
-    nbval runs), from a clean ``_build/``: ``{"stages": {stage: (wall, cpu)},
-    "wall": seconds of the whole, "cpu": CPU seconds of all it ran, "busy":
-    the share of the whole machine's CPU time that was busy meanwhile (every
-    process counted, the browser's and others' too), "failed": what make
-    test said of the stage that failed, or None}``."""
+    """`make test` from a clean ``_build/``: ``{"stages": {stage: (wall,
+    cpu)}, "wall": seconds of the whole, "cpu": CPU seconds of all it ran,
+    "busy": the share of the whole machine's CPU time that was busy meanwhile
+    (other work included), "failed": the stages that failed, or None}``."""
     shutil.rmtree(ROOT / "_build", ignore_errors=True)
     before, start = _cpu_ticks(), time.perf_counter()
-    failed = None
-    try:
-        times = stages.test(quiet=True)
-    except SystemExit as stop:  # "make test: the ... stage failed"
-        failed, times = str(stop), getattr(stop, "times", {})
+    subprocess.run(["make", "test"], cwd=ROOT, stdout=subprocess.DEVNULL)
     wall = time.perf_counter() - start
     after = _cpu_ticks()
+    stages = timed.read(ROOT / "_build" / "times.jsonl")
     busy = None
     if before and after and after[1] != before[1]:
         busy = (after[0] - before[0]) / (after[1] - before[1])
+    failed = [stage for stage, t in stages.items() if t["failed"]]
     return {
-        "stages": {stage: (t.wall, t.cpu) for stage, t in times.items()},
+        "stages": {stage: (t["wall"], t["cpu"]) for stage, t in stages.items()},
+        "alongside": {
+            stage: other
+            for stage, t in stages.items()
+            for other, o in stages.items()
+            if other != stage and o["began"] < t["began"] < o["ended"]
+        },
         "wall": wall,
-        "cpu": sum(t.cpu for t in times.values()),
+        "cpu": sum(t["cpu"] for t in stages.values()),
         "busy": busy,
-        "failed": failed,
+        "failed": ", ".join(failed) + " failed" if failed else None,
     }
 
 
@@ -95,14 +96,13 @@ def _kernel_floor() -> float:
 
 def measure_validation() -> dict[str, float]:
     """``{"chapters": n, "nbval": seconds, "floor": seconds}``: the chapters'
-    validation (the command `make nbval` runs) and its floor."""
+    validation (`make nbval`) and its floor."""
     chapters = book.notebooks()
     floor = sum(_kernel_floor() for _ in chapters)  # one kernel start per chapter
     start = time.perf_counter()
     subprocess.run(
-        stages.nbval_command(),
+        ["make", "nbval"],
         cwd=ROOT,
-        env=stages.environment("nbval"),
         check=True,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

@@ -21,8 +21,6 @@ import bench_loop
 import bench_peer
 import torch
 
-from booktools import stages
-
 
 def header() -> str:
     return (
@@ -104,7 +102,7 @@ def test_loop(found: dict) -> str:
     before = bench_loop.BEFORE
 
     def name(stage: str) -> str:
-        beside = stages.alongside(stage)
+        beside = found["alongside"].get(stage)
         return f"`make {stage}`" + (f" (alongside {beside})" if beside else "")
 
     rows = "\n".join(
@@ -115,11 +113,12 @@ def test_loop(found: dict) -> str:
     return (
         "## The test loop\n\n"
         "`make test` from a clean `_build/`, after set-up, as it runs "
-        "(`booktools.stages.test`, which the Makefile calls): the stages in "
+        "(its own table, `booktools.timed`): the stages in "
         "order, the site built while nbval runs (one process beside nbval's two "
         "workers), the unit tests and the notebooks on another machine's kernel "
         "paths. Wall time of each stage and of the whole; CPU time: user and "
-        "system time of everything a stage ran (at most twice the wall time on "
+        "system time of every process a stage started, the browsers' included "
+        "(at most twice the wall time on "
         "2 cores); CPU busy: the share of the machine's CPU time that was busy "
         "during the whole run, other work included.\n\n"
         f"Before: {bench_loop.BEFORE_WHAT}\n\n"

@@ -14,6 +14,7 @@ then the other, section by section.
 
 from __future__ import annotations
 
+import subprocess
 import sys
 
 import bench_attention
@@ -27,13 +28,13 @@ import bench_peer
 import bench_site
 import report
 
-from booktools import book, stages
+from booktools import book
 
 
 def _site():
     """The built site (built first if it is not)."""
     if not (book.SITE / "index.html").exists():
-        stages.run("book", quiet=True)
+        subprocess.run(["make", "book"], cwd=book.ROOT, check=True)
     return book.SITE
 
 

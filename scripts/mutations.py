@@ -62,13 +62,13 @@ MUTATIONS = [
      "        hidden = hidden | blocked", "        hidden = hidden"),
 ]  # fmt: skip
 
-# The unit tests, but for those of how mha is installed (a fresh environment
-# without mha, which the copy on PYTHONPATH would spoil): the bugs are in what
-# the package computes.
-PYTEST = [
-    *("-m", "pytest", "-q", "-n", "2", "-m", "not browser"),
-    *("-p", "no:nbval", "-p", "no:cacheprovider", "--no-header"),
-    *("--ignore", "tests/test_setup_cell.py", "--ignore", "tests/test_distribution.py"),
+# The unit tests (`make unit`), but for those of how mha is installed (a
+# fresh environment without mha, which the copy on PYTHONPATH would spoil):
+# the bugs are in what the package computes.
+UNIT = [
+    *("make", "--no-print-directory", "unit"),
+    "UNIT_OPTIONS=--no-header --ignore tests/test_setup_cell.py "
+    "--ignore tests/test_distribution.py",
 ]
 
 
@@ -83,9 +83,7 @@ def failures(name: str, path: str, code: str, bug: str) -> int | None:
             return None
         target.write_text(text.replace(code, bug))
         env = {**os.environ, "PYTHONPATH": copy}  # the copy before the installed one
-        run = subprocess.run(
-            [sys.executable, *PYTEST], cwd=ROOT, env=env, capture_output=True, text=True
-        )
+        run = subprocess.run(UNIT, cwd=ROOT, env=env, capture_output=True, text=True)
     counts = re.findall(r"(\d+) (failed|errors?)\b", run.stdout)
     return sum(int(n) for n, _ in counts)
 

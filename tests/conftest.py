@@ -247,4 +247,3 @@ def pytest_collection_modifyitems(items):
             "a test marked browser belongs in tests/browser, and every test "
             f"there is marked browser: {', '.join(misplaced)}"
         )
-

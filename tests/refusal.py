@@ -1,7 +1,7 @@
 """Bad input refused with a clear message: each test module lists its bad
 calls in a table ``BAD_INPUT`` of rows ``(call, error, name, expected,
 given)`` and parametrizes one test over it with :func:`refuses` and
-:func:`ids`."""
+:func:`row_ids`."""
 
 from __future__ import annotations
 
@@ -18,6 +18,6 @@ def refuses(call, error, name, expected, given) -> None:
         assert part in message, f"{part!r} is not in the message {message!r}"
 
 
-def ids(rows) -> list[str]:
+def row_ids(rows) -> list[str]:
     """A case's name: its row's number and argument."""
     return [f"{i}-{row[2]}" for i, row in enumerate(rows)]

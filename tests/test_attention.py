@@ -8,7 +8,7 @@ import math
 import pytest
 import torch
 from hypothesis import given, settings, strategies as st
-from refusal import ids, refuses
+from refusal import refuses, row_ids
 
 import mha
 from mha.attention import check_heads, divisors
@@ -366,7 +366,7 @@ BAD_INPUT = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("row", BAD_INPUT, ids=ids(BAD_INPUT))
+@pytest.mark.parametrize("row", BAD_INPUT, ids=row_ids(BAD_INPUT))
 def test_bad_input_is_refused_with_a_clear_message(row):
     refuses(*row)
 

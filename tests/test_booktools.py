@@ -1,16 +1,19 @@
 """The tooling package the tests, benchmarks and Makefile stand on
-(tools/booktools): the pages of _toc.yml, the site server, the stages."""
+(tools/booktools): the pages of _toc.yml, the site server, the stages' timer,
+and the Makefile's stages themselves."""
 
 from __future__ import annotations
 
 import gzip
 import json
+import os
+import subprocess
 import sys
 import urllib.request
 
 import pytest
 
-from booktools import book, chromium, server, stages
+from booktools import book, chromium, server, timed
 
 
 def test_the_pages_are_those_of_the_table_of_contents_in_order(tmp_path):
@@ -82,34 +85,54 @@ def test_chapters_that_train_or_time_are_validated_first(tmp_path):
         return path
 
     plain = chapter("plain", "layer.train()\nmodel.eval()")  # a module's .train()
-    timed = chapter("timed", "cost.time_interleaved(runs)")
+    timed_ = chapter("timed", "cost.time_interleaved(runs)")
     trained = chapter("trained", "training.train(task)\n", "fit(model, data)")
-    assert stages.longest_first([plain, timed, trained]) == [trained, timed, plain]
+    assert book.longest_first([plain, timed_, trained]) == [trained, timed_, plain]
 
 
-def test_every_stage_has_its_commands_and_a_bad_one_is_named(monkeypatch):
-    for name in stages.OTHER_MACHINE:  # (set when `make test` runs this test)
-        monkeypatch.delenv(name, raising=False)
-    for stage in stages.STAGES:
-        assert stages.commands(stage)
-    assert "--nbval" in stages.nbval_command()
-    env = stages.environment("nbval", other_machine=True)
-    assert env.items() >= {**stages.OTHER_MACHINE, **stages.STATIC}.items()
-    assert "ATEN_CPU_CAPABILITY" not in stages.environment("book", other_machine=True)
-    for stage in ("unit", "nbval"):  # two workers on two cores: one thread each
-        assert stages.environment(stage).items() >= stages.ONE_THREAD.items()
-    with pytest.raises(ValueError, match="stage must be one of lint, unit"):
-        stages.commands("nope")
+def test_the_fullest_explorer_is_read_from_the_page_s_data(tmp_path):
+    site = tmp_path / "site"
+    (site / "book").mkdir(parents=True)
+    data = {"models": [{"option": "a"}, {"option": "b"}], "masks": ["none", "causal"]}
+    (site / "book" / "a.html").write_text(
+        '<p>"models": a word</p><div class="mha-explorer"><script '
+        f'type="application/json" class="mha-data">{json.dumps(data)}</script></div>'
+    )
+    assert book.explorer_data("book/a.html", site) == [data]
+
+
+def _make(*arguments: str) -> str:
+    """What make would run for ``arguments`` (``make -n``: nothing is run)."""
+    command = ["make", "-n", "--no-print-directory", *arguments]
+    return subprocess.run(
+        command, cwd=book.ROOT, capture_output=True, text=True, check=True
+    ).stdout
+
+
+def test_make_runs_the_unit_tests_and_notebooks_on_another_machine_one_thread_each():
+    other = "ATEN_CPU_CAPABILITY=default MKL_CBWR=COMPATIBLE"
+    one_thread = "OMP_NUM_THREADS=1 MKL_NUM_THREADS=1"
+    for stage in ("unit", "nbval"):
+        assert other in _make(stage, "OTHER_MACHINE=1")
+        assert other not in _make(stage)
+        assert one_thread in _make(stage)
+    for stage in ("book", "browser"):
+        assert "ATEN_CPU_CAPABILITY" not in _make(stage, "OTHER_MACHINE=1")
+    assert "-n 2" in _make("nbval") and "-n 3" in _make("browser")
+    nbval = _make("nbval", "CHAPTERS=book/02_qkv.ipynb")
+    assert (
+        "BOOK_NBVAL=1" in nbval and "--nbval " in nbval and "book/02_qkv.ipynb" in nbval
+    )
 
 
 def test_each_test_stage_collects_its_own_directory_and_a_misplaced_test_is_named():
-    unit, browser = stages.commands("unit")[0], stages.commands("browser")[0]
-    assert browser[-1] == stages.BROWSER_TESTS and "--ignore" in unit
-    assert unit[unit.index("--ignore") + 1] == stages.BROWSER_TESTS
+    unit, browser = _make("unit"), _make("browser")
+    assert f"--ignore {book.BROWSER_TESTS} tests" in unit
+    assert f"-m browser {book.BROWSER_TESTS}" in browser
     # Hypothesis's plugin only where there are property tests.
     assert "no:hypothesispytest" not in unit
     assert "no:hypothesispytest" in browser
-    assert "no:hypothesispytest" in stages.nbval_command()
+    assert "no:hypothesispytest" in _make("nbval")
     tests = [
         ("tests/test_a.py::test_x", False),
         ("tests/browser/test_b.py::test_y", True),
@@ -117,7 +140,7 @@ def test_each_test_stage_collects_its_own_directory_and_a_misplaced_test_is_name
         ("tests/browser/test_b.py::test_z", False),  # the unit stage would
         ("tests/browserish/test_c.py::test_w", False),
     ]
-    assert stages.misplaced(tests) == [
+    assert book.misplaced(tests) == [
         "tests/test_a.py::test_page",
         "tests/browser/test_b.py::test_z",
     ]
@@ -134,84 +157,33 @@ def test_colours_are_read_in_every_form_a_browser_gives_them():
         rgb("blue")
 
 
-def test_the_book_s_modules_are_compiled_before_a_stage_runs(tmp_path, monkeypatch):
-    """Where PYTHONDONTWRITEBYTECODE is set, Python would compile mha in every
-    process that imports it; a stage compiles the book's modules first."""
-    (tmp_path / "src").mkdir()
-    (tmp_path / "src" / "m.py").write_text("X = 1\n")
-    monkeypatch.setattr(stages, "ROOT", tmp_path)
-    monkeypatch.setattr(stages, "SOURCES", ["src"])
-    stages.compile_sources()
-    assert [
-        p.name.split(".")[0] for p in (tmp_path / "src" / "__pycache__").iterdir()
-    ] == ["m"]
-
-
-def test_a_stage_alongside_another_runs_meanwhile_and_its_failure_counts(
-    monkeypatch, capfd, tmp_path
-):
-    """make test builds the site while nbval runs (one process beside two
-    workers): the first stage waits for a sign that the second has started,
-    which it could not get one after the other; both are timed on their own,
-    the second's output follows the first's, and a failure of either (or both)
-    stops make test, timed and named."""
-    sign = tmp_path / "second started"
-    wait = (
-        "import pathlib, sys, time\n"
-        "for _ in range(200):\n"
-        f"    if pathlib.Path({str(sign)!r}).exists(): break\n"
-        "    time.sleep(0.05)\n"
-        "else: sys.exit('the second stage never started')\n"
-        "print('first done')"
+def test_a_stage_s_cpu_time_counts_the_processes_its_command_left_behind(tmp_path):
+    """A browser leaves processes whose parent does not wait for them; the
+    timer, the stage's subreaper, waits for them and counts their CPU time."""
+    orphan = (
+        "import os, time\n"
+        "if os.fork() == 0:  # a child left behind, busy after its parent ended\n"
+        "    time.sleep(0.2); start = time.process_time()\n"
+        "    while time.process_time() - start < 0.5: pass\n"
+        "    os._exit(0)\n"
+        "raise SystemExit(3)"
     )
-    mark = f"import pathlib; pathlib.Path({str(sign)!r}).touch(); print('second done')"
-    work = {
-        "first": [[sys.executable, "-c", wait]],
-        "second": [[sys.executable, "-c", mark]],
-        "last": [[sys.executable, "-c", "print('last done')"]],
+    times = tmp_path / "times.jsonl"
+    env = {**os.environ, "BOOK_TIMES": str(times)}
+    command = [sys.executable, "-m", "booktools.timed", "late"]
+    status = subprocess.call([*command, sys.executable, "-c", orphan], env=env)
+    assert status == 3  # the command's own
+    (record,) = timed.read(times).values()
+    assert record["cpu"] >= 0.5 and record["wall"] >= 0.7 and record["failed"]
+
+
+def test_the_stage_table_names_stages_side_by_side_and_failures():
+    stages = {
+        "lint": {"began": 0, "ended": 1, "wall": 1, "cpu": 0.5, "failed": False},
+        "nbval": {"began": 1, "ended": 50, "wall": 49, "cpu": 90, "failed": False},
+        "book": {"began": 2, "ended": 30, "wall": 28, "cpu": 25, "failed": True},
     }
-    monkeypatch.setattr(stages, "commands", lambda stage: work[stage])
-    monkeypatch.setattr(stages, "ALONGSIDE", {"first": "second"})
-    monkeypatch.setattr(stages, "compile_sources", lambda: None)
-    times = stages.test(("first", "second", "last"))
-    assert list(times) == ["first", "second", "last"]
-    out = capfd.readouterr().out
-    assert out.index("first done") < out.index("second done") < out.index("last done")
-    assert "(alongside first)" in out
-
-    sign.unlink()
-    work["second"] = [[sys.executable, "-c", f"{mark}; raise SystemExit(3)"]]
-    with pytest.raises(SystemExit, match="the second stage failed") as stop:
-        stages.test(("first", "second", "last"))
-    assert list(stop.value.times) == ["first", "second"]
-    out = capfd.readouterr().out
-    assert "last done" not in out
-    (line,) = [
-        line
-        for line in out.splitlines()
-        if line.strip().startswith("second") and " s  (" in line  # the table's
-    ]
-    assert "FAILED" in line and "nan" not in line  # timed, failure and all
-
-    sign.unlink()
-    work["first"] = [[sys.executable, "-c", f"{wait}; raise SystemExit(2)"]]
-    with pytest.raises(SystemExit, match="the first and second stage failed"):
-        stages.test(("first", "second", "last"))
-
-
-def test_an_error_in_the_stage_alongside_is_raised_not_lost(monkeypatch, capfd):
-    """Not a command that fails but an error of the runner itself (here a
-    command that does not exist) in the stage run alongside: make test stops
-    with it, rather than going on to the next stage."""
-    python = [sys.executable, "-c"]
-    work = {
-        "first": [[*python, "print('first done')"]],
-        "second": [["/no/such/command"]],
-        "last": [[*python, "print('last done')"]],
-    }
-    monkeypatch.setattr(stages, "commands", lambda stage: work[stage])
-    monkeypatch.setattr(stages, "ALONGSIDE", {"first": "second"})
-    monkeypatch.setattr(stages, "compile_sources", lambda: None)
-    with pytest.raises(FileNotFoundError):
-        stages.test(("first", "second", "last"))
-    assert "last done" not in capfd.readouterr().out
+    lines = timed.table(stages).splitlines()
+    assert lines[1].split() == ["lint", "1.0", "s", "(", "0.5", "s)"]
+    assert lines[3].endswith("FAILED  (alongside nbval)")
+    assert lines[-1].split() == ["total", "50.0", "s", "(", "115.5", "s)"]

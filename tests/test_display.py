@@ -6,7 +6,7 @@ import inspect
 import textwrap
 
 import pytest
-from refusal import ids, refuses
+from refusal import refuses, row_ids
 
 import mha
 from mha.display import SourceCode, markdown_table
@@ -65,7 +65,7 @@ BAD_INPUT = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("row", BAD_INPUT, ids=ids(BAD_INPUT))
+@pytest.mark.parametrize("row", BAD_INPUT, ids=row_ids(BAD_INPUT))
 def test_bad_input_is_refused_with_a_clear_message(row):
     refuses(*row)
 

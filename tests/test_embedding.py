@@ -6,7 +6,7 @@ import math
 
 import pytest
 import torch
-from refusal import ids, refuses
+from refusal import refuses, row_ids
 
 from mha.embedding import Embeddings, PositionalEncoding, sinusoids
 
@@ -92,6 +92,6 @@ BAD_INPUT = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("row", BAD_INPUT, ids=ids(BAD_INPUT))
+@pytest.mark.parametrize("row", BAD_INPUT, ids=row_ids(BAD_INPUT))
 def test_bad_input_is_refused_with_a_clear_message(row):
     refuses(*row)

@@ -14,7 +14,7 @@ import numpy
 import pytest
 import torch
 from matplotlib import colormaps
-from refusal import ids, refuses
+from refusal import refuses, row_ids
 
 import mha
 from mha import training
@@ -106,15 +106,18 @@ def test_a_reading_of_the_running_example_s_layer_is_its_attention():
     assert torch.equal(found.probs[0], probs[0]) and torch.equal(
         found.outputs[0], out[0]
     )
-    assert found.logits == []
+    assert found.logits == () and found.answers == {}  # no readout shown
 
 
 def test_a_residual_stack_adds_each_layer_to_its_input():
     network = models._running_example(4, "random")
     layer = network.layers[0]
-    stacked = Network(
-        network.vocab, network.embed, network.position, (layer, layer), True
+    model = training.ToyModel(
+        len(network.vocab), dtype=torch.float64, n_layers=2, residual=True
     )
+    model.embed, model.position = network.embed, network.position
+    model.layers = torch.nn.ModuleList([layer, layer])  # one layer used twice
+    stacked = Network(network.vocab, model)
     ex = mha.running_example(4, weights="random")
     found = reading(stacked, ex.tokens[0])
     x1 = ex.X[:1] + ex.attention(ex.X[:1], ex.X[:1], ex.X[:1])[0]
@@ -286,7 +289,7 @@ BAD_INPUT = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("row", BAD_INPUT, ids=ids(BAD_INPUT))
+@pytest.mark.parametrize("row", BAD_INPUT, ids=row_ids(BAD_INPUT))
 def test_bad_input_is_refused_with_a_clear_message(row):
     refuses(*row)
 

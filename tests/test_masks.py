@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 import torch
-from refusal import ids, refuses
+from refusal import refuses, row_ids
 
 import mha
 from mha import masks
@@ -198,7 +198,7 @@ BAD_INPUT = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("row", BAD_INPUT, ids=ids(BAD_INPUT))
+@pytest.mark.parametrize("row", BAD_INPUT, ids=row_ids(BAD_INPUT))
 def test_bad_input_is_refused_with_a_clear_message(row):
     refuses(*row)
 

@@ -12,7 +12,7 @@ import torch
 from figures import fits_the_column, heatmaps, texts
 from matplotlib.colors import to_hex, to_rgb
 from PIL import Image
-from refusal import ids, refuses
+from refusal import refuses, row_ids
 
 import mha
 from mha import plotting
@@ -178,7 +178,7 @@ BAD_INPUT = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("row", BAD_INPUT, ids=ids(BAD_INPUT))
+@pytest.mark.parametrize("row", BAD_INPUT, ids=row_ids(BAD_INPUT))
 def test_bad_input_is_refused_with_a_clear_message(row):
     refuses(*row)
 

@@ -7,7 +7,7 @@ import pytest
 import torch
 from figures import close, fits_the_column, heatmaps, shown, texts
 from matplotlib.colors import PowerNorm
-from refusal import ids, refuses
+from refusal import refuses, row_ids
 
 import mha
 from mha import plotting
@@ -82,6 +82,6 @@ BAD_INPUT = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("row", BAD_INPUT, ids=ids(BAD_INPUT))
+@pytest.mark.parametrize("row", BAD_INPUT, ids=row_ids(BAD_INPUT))
 def test_bad_input_is_refused_with_a_clear_message(row):
     refuses(*row)

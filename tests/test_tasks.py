@@ -10,7 +10,7 @@ from collections import Counter
 
 import pytest
 import torch
-from refusal import ids, refuses
+from refusal import refuses, row_ids
 
 import mha
 from mha import training
@@ -576,6 +576,6 @@ BAD_INPUT = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("row", BAD_INPUT, ids=ids(BAD_INPUT))
+@pytest.mark.parametrize("row", BAD_INPUT, ids=row_ids(BAD_INPUT))
 def test_bad_input_is_refused_with_a_clear_message(row):
     refuses(*row)

@@ -7,7 +7,7 @@ import unicodedata
 import pytest
 import torch
 from hypothesis import given, strategies as st
-from refusal import ids, refuses
+from refusal import refuses, row_ids
 
 from mha.text import PAD, UNK, Vocab, tokenize
 
@@ -102,7 +102,7 @@ BAD_INPUT = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("row", BAD_INPUT, ids=ids(BAD_INPUT))
+@pytest.mark.parametrize("row", BAD_INPUT, ids=row_ids(BAD_INPUT))
 def test_bad_input_is_refused_with_a_clear_message(row):
     refuses(*row)
 

@@ -5,7 +5,8 @@ Modules and their public names (each module's docstring says more):
 
 - ``booktools.book``: ``ROOT``, ``SITE``, ``TOC``, ``PAGES``, ``parts``,
   ``pages``, ``notebooks``, ``html_pages``, ``explorer_pages``,
-  ``fullest_explorer_page``, ``load_extension``: where the book is, its
+  ``explorer_data``, ``fullest_explorer_page``, ``longest_first``,
+  ``misplaced``, ``load_extension``: where the book is, its
   pages read from ``_toc.yml`` by Jupyter Book's own parser, a site
   extension of ``_ext/`` for its unit test.
 - ``booktools.server``: ``serve``: the built site on 127.0.0.1, at full
@@ -21,13 +22,11 @@ Modules and their public names (each module's docstring says more):
   ``LiveExplorer``, ``notebook_shown``, ``markdown_cells``,
   ``following_cell``, ``SETTINGS``, ``WATCH_JS``: the chapters in a real
   JupyterLab.
-- ``booktools.stages``: ``STAGES``, ``OTHER_MACHINE``, ``STATIC``,
-  ``VALIDATING``, ``commands``, ``nbval_command``, ``longest_first``,
-  ``environment``, ``compile_sources``, ``run``, ``Timing``, ``test``: the
-  stages of ``make test``, defined once.
+- ``booktools.timed``: one stage of ``make test`` timed (the CPU time of
+  every process it starts), and the table ``make test`` ends with.
 - ``booktools.setup_cell``: the chapters' set-up cell (``make setup-cell``).
 - ``booktools.wordcount``: the words of prose of each built page.
 
-``python -m booktools`` is the command line (``notebooks``, ``run STAGE``,
-``test``).
+``python -m booktools notebooks`` lists the chapters (the Makefile's way in);
+the stages of ``make test`` are the Makefile's own targets.
 """

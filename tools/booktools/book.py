@@ -196,7 +196,10 @@ def fullest_explorer_page(site: Path = SITE, toc: Path = TOC) -> str:
 
     def offered(page: str) -> int:
         return max(
-            (len(data["models"]) * len(data["masks"]) for data in explorer_data(page, site)),
+            (
+                len(data["models"]) * len(data["masks"])
+                for data in explorer_data(page, site)
+            ),
             default=0,
         )
 

@@ -66,3 +66,10 @@ def launch(playwright, shell: bool = False, **options):
     return playwright.chromium.launch(
         executable_path=executable(shell), args=CHROMIUM_ARGS, **options
     )
+
+
+if __name__ == "__main__":  # (`make browser`: stops early, saying what to install)
+    try:
+        print(executable(shell=True))
+    except FileNotFoundError as error:
+        raise SystemExit(str(error)) from None

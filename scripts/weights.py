@@ -10,13 +10,13 @@ layouts) and each of its seeds; on another
 processor, training gives other weights (float32 training
 amplifies rounding differences) that learned the same thing: compare the
 behaviour printed here, not the digits of the files. The fronted task's
-file also holds the controls of its chapter (``agreement.VARIANTS``).
+file also holds the controls of its chapter (``variants.VARIANTS``).
 """
 
 import sys
 
 from mha import training
-from mha.training import agreement
+from mha.training import variants
 
 TASKS = {
     task.name: task
@@ -48,7 +48,7 @@ def report(task: training.Task) -> None:
             f"{answers}{hard}"
         )
     if task is training.FRONTED:  # the chapter's controls, in the same file
-        for (variant, seed), right in agreement.save_variants().items():
+        for (variant, seed), right in variants.save_variants().items():
             print(
                 f"  {variant}, seed {seed}: {right:.1%} of held-out fronted sentences"
             )

@@ -189,7 +189,9 @@ def test_mean_ablation_per_word_writes_each_words_own_average():
 def test_ablations_reach_the_layer_asked_for_in_a_two_layer_model():
     task = training.PREVIOUS_WORD
     torch.manual_seed(0)
-    model = training.TwoLayerModel(len(task.vocab), dtype=torch.float64).eval()
+    model = training.ToyModel(
+        len(task.vocab), dtype=torch.float64, n_layers=2, residual=True, causal=True
+    ).eval()
     (batch,) = task.test_batches()
     logits, attn = model(batch.ids)
     with training.without_head(model, 0, layer=1):
@@ -245,11 +247,11 @@ BAD_INPUT = [
      "whose `layers` are", "got Linear"),
     (lambda: _enter(training.ToyModel(16), 0, layer=1), ValueError, "layer",
      "int in [-1, 0]", "got 1"),
-    (lambda: _mean(training.TwoLayerModel(16), 4), ValueError, "head", "int in [0, 3]",
+    (lambda: _mean(training.ToyModel(16, n_layers=2), 4), ValueError, "head", "int in [0, 3]",
      "got 4"),
-    (lambda: _mean(training.TwoLayerModel(16), 0, layer=2), ValueError, "layer",
+    (lambda: _mean(training.ToyModel(16, n_layers=2), 0, layer=2), ValueError, "layer",
      "int in [-2, 1]", "got 2"),
-    (lambda: _mean(training.TwoLayerModel(16), 0, task="previous_word"), TypeError,
+    (lambda: _mean(training.ToyModel(16, n_layers=2), 0, task="previous_word"), TypeError,
      "task", "mha.training.Task", "got str"),
     (lambda: training.head_mean(training.ToyModel(16), training.PREVIOUS_WORD, 0,
                                 per_word=1), TypeError, "per_word", "a bool", "got int"),

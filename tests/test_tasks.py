@@ -1,6 +1,8 @@
-"""The tasks (mha.training.task, mha.training.agreement): what their batches
-ask, and what the shipped models learned, judged by behaviour (accuracies,
-where heads look), never by their digits; nothing here retrains them."""
+"""The tasks (mha.training.task, mha.training.agreement) and the two-layer
+models' controls (mha.training.variants, mha.training.composition): what
+their batches ask, and what the shipped models learned, judged by behaviour
+(accuracies, where heads look), never by their digits; nothing here
+retrains them."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from refusal import refuses, row_ids
 
 import mha
 from mha import training
-from mha.training import agreement
+from mha.training import agreement, composition, variants
 from mha.training.task import IGNORE
 
 TASKS = (training.PREVIOUS_WORD, training.NEIGHBOURS, training.AGREEMENT)
@@ -441,9 +443,9 @@ def test_the_shipped_two_layer_models_generalise_after_the_subject_not_before_it
         assert agreement.right(model, before) < 0.6
 
 
-@pytest.mark.parametrize("variant", agreement.VARIANTS)
+@pytest.mark.parametrize("variant", variants.VARIANTS)
 def test_the_shipped_controls_load_and_learned_what_the_chapter_says(variant):
-    """The matched one layer is no better than the ToyModel; trained twice as
+    """The matched one layer is no better than one layer alone; trained twice as
     long, two layers still fail past two phrases before the subject on every
     seed; with shifted positions too, seeds 0, 1, 3 and 4 do not."""
     past_two = [
@@ -455,8 +457,9 @@ def test_the_shipped_controls_load_and_learned_what_the_chapter_says(variant):
         )
     ]
     for seed in training.FRONTED.seeds:
-        model = agreement.load_variant(variant, seed)
-        assert isinstance(model, training.TwoLayerModel) and not model.training
+        model = variants.load_variant(variant, seed)
+        assert len(model.layers) == 2 and model.residual and model.causal
+        assert not model.training
         fronted = training.behaviour(training.FRONTED, model, split="fronted")["joint"]
         worst = min(agreement.right(model, batch) for batch in past_two)
         if variant == "one layer, residual":
@@ -472,7 +475,7 @@ def test_the_shipped_controls_load_and_learned_what_the_chapter_says(variant):
 
 def test_shifted_positions_shift_while_training_only():
     torch.manual_seed(0)
-    codes = agreement.ShiftedPositions(8, max_length=5, shift=3)
+    codes = variants.ShiftedPositions(8, max_length=5, shift=3)
     x = torch.zeros(200, 5, 8)
     table = mha.embedding.sinusoids(8, 8)  # (positions, d_model)
     assert torch.equal(codes.eval()(x)[0], table[:5])
@@ -487,7 +490,7 @@ def test_shifted_positions_shift_while_training_only():
 def test_the_key_split_adds_up_to_the_score_gap():
     model = _two_layers(0)
     batches = training.FRONTED.test_batches(split="fronted")[:2]
-    parts = agreement.key_split(model, batches)  # (n, n_heads, sources)
+    parts = composition.key_split(model, batches)  # (n, n_heads, sources)
     assert parts.shape == (200, 4, 5)
     total = []
     for batch in batches:
@@ -563,16 +566,16 @@ BAD_INPUT = [
      "got 0"),
     (lambda: agreement.right("model", agreement.probe(1)), TypeError, "model",
      "torch.nn.Module", "got str"),
-    (lambda: agreement.load_variant("two layers"), ValueError, "variant",
+    (lambda: variants.load_variant("two layers"), ValueError, "variant",
      "one of ('one layer, residual', 'longer', 'shifted')", "got 'two layers'"),
-    (lambda: agreement.load_variant("shifted", seed=7), ValueError, "seed",
+    (lambda: variants.load_variant("shifted", seed=7), ValueError, "seed",
      "one of (0, 1, 2, 3, 4)", "got 7"),
-    (lambda: agreement.ShiftedPositions(8, 23, shift=-1), ValueError, "shift",
+    (lambda: variants.ShiftedPositions(8, 23, shift=-1), ValueError, "shift",
      "int >= 0", "got -1"),
-    (lambda: agreement.train_variant("deeper", 0), ValueError, "variant",
+    (lambda: variants.train_variant("deeper", 0), ValueError, "variant",
      "one of ('one layer, residual', 'longer', 'shifted')", "got 'deeper'"),
-    (lambda: agreement.key_split(_shipped(A, 4), []), TypeError, "model",
-     "two-layer model on a residual stream", "got ToyModel"),
+    (lambda: composition.key_split(_shipped(A, 4), []), TypeError, "model",
+     "two-layer model on a residual stream", "got a ToyModel of 1 layer(s), residual=False"),
 ]  # fmt: skip
 
 

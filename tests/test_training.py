@@ -38,15 +38,25 @@ def test_the_toy_model_gives_scores_per_answer_and_a_map_per_head(n_answers):
 
 def test_the_one_layer_model_names_its_layer_and_has_no_residual_stream():
     model = training.ToyModel(16)
-    assert tuple(model.layers) == (model.attention,) and model.residual is False
-    assert not any(name.startswith("layers") for name in model.state_dict())
+    assert tuple(model.layers) == (model.attention,)
+    assert (model.residual, model.causal) == (False, False)
+    assert any(name.startswith("layers.0.") for name in model.state_dict())
+
+
+def test_a_model_of_several_layers_has_no_one_attention_layer():
+    model = training.ToyModel(16, n_layers=2)
+    with pytest.raises(TypeError, match="this one has 2: use model.layers"):
+        _ = model.attention
 
 
 def test_the_two_layer_model_adds_each_layer_to_the_residual_stream():
     """x0 = embed + position, x1 = x0 + attn1(x0), x2 = x1 + attn2(x1), both
     layers causal; the readouts read x2; one map per layer."""
     torch.manual_seed(0)
-    model = training.TwoLayerModel(16, 2, n_heads=4, max_length=7, dtype=torch.float64)
+    model = training.ToyModel(
+        16, 2, n_heads=4, max_length=7, dtype=torch.float64,
+        n_layers=2, residual=True, causal=True,
+    )  # fmt: skip
     assert model.residual is True and len(model.layers) == 2
     assert all(isinstance(layer, mha.MultiHeadAttention) for layer in model.layers)
     ids = torch.randint(2, 16, (3, 7))
@@ -70,6 +80,60 @@ def test_the_two_layer_model_adds_each_layer_to_the_residual_stream():
     _, padded = model(ids, padding)
     assert bool((padded[0][0][..., 5:] == 0).all())
     torch.testing.assert_close(padded[1][1:], attn[1][1:])
+
+
+def test_layers_without_a_residual_stream_each_read_the_last_one_s_output():
+    """Not causal, no residual stream: x1 = attn1(x0), x2 = attn2(x1), the
+    mask given (if any) used by both."""
+    torch.manual_seed(1)
+    model = training.ToyModel(16, n_heads=2, dtype=torch.float64, n_layers=2)
+    ids = torch.randint(2, 16, (2, 5))
+    mask = mha.causal_mask(5)
+    logits, (first, second) = model(ids, mask)
+    x0 = model.position(model.embed(ids))
+    x1, probs1 = model.layers[0](x0, x0, x0, mask)
+    x2, probs2 = model.layers[1](x1, x1, x1, mask)
+    torch.testing.assert_close(logits[:, :, 0], model.readouts[0](x2))
+    assert torch.equal(first, probs1) and torch.equal(second, probs2)
+
+
+def test_a_reading_is_the_model_s_own_forward_pass_layer_by_layer():
+    """read: each layer's maps and output as the forward pass computes them,
+    each named readout's scores and answers, and the keys blocked."""
+    torch.manual_seed(2)
+    task = training.NEIGHBOURS
+    model = training.ToyModel(
+        len(task.vocab), 2, dtype=torch.float64, n_layers=2, residual=True, causal=True
+    )
+    tokens = ["hello", "this", "is", "a", "<pad>"]
+    padding = mha.padding_mask(torch.tensor([task.vocab.encode(tokens)]), 0)
+    found = training.read(model, task.vocab, tokens, padding, ("previous", "next"))
+    ids = torch.tensor([task.vocab.encode(tokens)])
+    with torch.no_grad():
+        logits, maps = model(ids, padding)
+        x0 = model.position(model.embed(ids))
+        allowed = model.with_causal(padding, ids)
+        out1, _ = model.layers[0](x0, x0, x0, allowed)
+        out2, _ = model.layers[1](x0 + out1, x0 + out1, x0 + out1, allowed)
+    assert found.tokens == tokens
+    assert [torch.equal(a, b[0]) for a, b in zip(found.probs, maps, strict=True)] == [
+        True,
+        True,
+    ]
+    assert torch.equal(found.outputs[0], out1[0]) and torch.equal(
+        found.outputs[1], out2[0]
+    )
+    assert torch.equal(found.logits[1], logits[0, :, 1])
+    assert found.answers["next"] == task.vocab.decode(logits[0, :, 1].argmax(-1))
+    assert found.attention == found.probs  # several layers: a tuple of maps
+    blocked = ~(mha.causal_mask(5) & padding[0, 0])  # causal, and the <pad> key
+    assert torch.equal(found.blocked, blocked)
+    # Only the readouts named are read; a one-layer model's maps are one tensor.
+    alone = training.read(
+        training.ToyModel(len(task.vocab), 2), task.vocab, tokens, answers=()
+    )
+    assert alone.logits == () and alone.answers == {}
+    assert alone.attention.shape == (4, 5, 5)
 
 
 def test_fit_returns_one_loss_per_step_and_lowers_it():
@@ -150,10 +214,11 @@ def test_save_and_load_two_layer_models_beside_one_layer_ones(tmp_path, monkeypa
     learned = loop.save(task)
     assert set(learned) == {(d, 2, None, s) for d in (1, 2) for s in (0, 1)}
     assert set(torch.load(tmp_path / "w.pt", weights_only=True)) == {2, (2, 2)}
-    for n_layers, kind in ((1, training.ToyModel), (2, training.TwoLayerModel)):
+    for n_layers in (1, 2):
         loaded = training.load(task, 2, 1, n_layers=n_layers)
         trained = training.train(task, 2, 1, n_layers=n_layers).model
-        assert type(loaded) is type(trained) is kind
+        assert len(loaded.layers) == len(trained.layers) == n_layers
+        assert loaded.residual is loaded.causal is (n_layers == 2)
         for (name, a), b in zip(
             loaded.state_dict().items(), trained.state_dict().values(), strict=True
         ):
@@ -282,9 +347,17 @@ BAD_INPUT = [
      "got 2"),
     (lambda: training.load(training.FRONTED, 8, n_layers=2), ValueError, "n_heads",
      "one of (4,)", "got 8"),
-    (lambda: training.TwoLayerModel(16)(torch.zeros(1, 3, dtype=torch.long),
-                                        torch.ones(2, 3, 3)), ValueError, "mask",
+    (lambda: training.ToyModel(16, causal=True)(torch.zeros(1, 3, dtype=torch.long),
+                                                 torch.ones(2, 3, 3)), ValueError, "mask",
      "(q_len, k_len)", "(2, 3, 3)"),
+    (lambda: training.ToyModel(16, n_layers=0), ValueError, "n_layers", "int >= 1",
+     "got 0"),
+    (lambda: training.ToyModel(16, residual=1), TypeError, "residual", "a bool",
+     "got int"),
+    (lambda: training.read("model", P.vocab, ["the"]), TypeError, "model",
+     "torch.nn.Module with layers and readouts", "got str"),
+    (lambda: training.read(training.ToyModel(16), P.vocab, ["the"], answers=("a", "b")),
+     ValueError, "answers", "at most the model's 1 readouts", "('a', 'b')"),
 ]  # fmt: skip
 
 

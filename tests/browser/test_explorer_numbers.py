@@ -9,11 +9,9 @@ through its controls.
 Models: the running example's layer (trained and random, 1, 2, 4 and 8
 heads), the previous-word, neighbours and agreement models for 1, 2, 4 and 8
 heads, the fronted task's shipped one- and two-layer models (as a reader
-loads them, float32: ``mha.training.TwoLayerModel``, a residual stream and
-causal in both layers), and two-layer models with a residual stream and no
-causal mask (random weights, built here as the two-layer model's contract
-says: ``model.layers``, ``model.residual``, ``model(ids, mask) -> (logits,
-attn)``)."""
+loads them, float32: ``mha.training.ToyModel``, the two-layer one on a
+residual stream and causal in both layers), and two-layer models with a
+residual stream and no causal mask (random weights)."""
 
 from __future__ import annotations
 
@@ -52,37 +50,14 @@ SETTINGS_PER_MODEL = 100
 TOLERANCE = 1e-5  # explorers.TOLERANCE, for the drawn picture too
 
 
-class TwoLayers(nn.Module):
-    """Attention only, two layers on a residual stream: ``x1 = x0 + attn1(x0)``,
-    ``x2 = x1 + attn2(x1)``, a readout on ``x2`` (random weights)."""
-
-    residual = True
-
-    def __init__(self, vocab_size: int, n_heads: int, max_length: int = 15):
-        super().__init__()
-        dtype = torch.float64
-        self.embed = mha.Embeddings(vocab_size, 8, dtype=dtype)
-        self.position = mha.PositionalEncoding(8, 0.0, max_length, dtype=dtype)
-        self.layers = nn.ModuleList(
-            mha.MultiHeadAttention(8, n_heads, dropout=0.0, dtype=dtype)
-            for _ in range(2)
-        )
-        self.readouts = nn.ModuleList([nn.Linear(8, vocab_size, dtype=dtype)])
-
-    def forward(self, ids, mask=None):
-        x = self.position(self.embed(ids))  # (batch, L, d_model)
-        attn = []
-        for layer in self.layers:
-            out, probs = layer(x, x, x, mask)  # (batch, L, d_model)
-            x = x + out
-            attn.append(probs)
-        logits = torch.stack([readout(x) for readout in self.readouts], dim=2)
-        return logits, attn
-
-
 def two_layers(n_heads: int) -> nn.Module:
+    """Two layers on a residual stream, not causal (random weights)."""
     torch.manual_seed(n_heads)
-    return TwoLayers(len(AGREEMENT.vocab), n_heads).eval().requires_grad_(False)
+    model = ToyModel(
+        len(AGREEMENT.vocab), n_heads=n_heads, max_length=15, dtype=torch.float64,
+        n_layers=2, residual=True,
+    )  # fmt: skip
+    return model.eval().requires_grad_(False)
 
 
 def wide_heads() -> nn.Module:
@@ -202,7 +177,7 @@ def test_the_page_computes_what_the_package_computes(page_of_explorers):
                         got["logits"], want.logits, strict=True
                     ):
                         worst = max(worst, largest_difference(page_logits, logits))
-                    assert got["answers"] == want.answers(network)
+                    assert got["answers"] == list(want.answers.values())
                 assert worst <= TOLERANCE, (name, option, n_heads, worst)
                 checked[name, option, n_heads] = len(settings)
     assert errors == []

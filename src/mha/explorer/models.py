@@ -1,14 +1,13 @@
 """What an explorer explores: the models, the package's own computation of
 what they show, and their weights as the data the page computes with.
 
-A :class:`Network` is one set of weights with everything the page needs to
-run it: the vocabulary, the embeddings, the position code, the attention
-layers in order (each reading the last one's output, or the residual stream
-``x + attn(x)``; causal in every layer where the model always is, as
-`~mha.training.model.TwoLayerModel`), and the readouts, if any.
+A :class:`Network` is one model with everything the page needs to run it:
+the vocabulary, the model (a `~mha.training.model.ToyModel`: embeddings,
+position code, attention layers on a residual stream or not, causal or not,
+readouts), and the answers of the readouts it shows, if any.
 :func:`networks` makes them from what a chapter or a reader hands the
-explorer; :func:`reading` is the
-package's forward pass for one setting (the numbers the page must match);
+explorer; :func:`reading` is the package's reading of one setting
+(`mha.training.model.read`, the numbers the page must match);
 :func:`weights_data` is what the page receives.
 """
 
@@ -29,8 +28,9 @@ from mha.defaults import DTYPE, SENTENCES
 from mha.example import WEIGHTS, RunningExample, running_example
 from mha.masks import causal_mask, padding_mask
 from mha.text import PAD, Vocab, tokenize
-from mha.training import HEAD_COUNTS, PREVIOUS_WORD, TwoLayerModel, load
+from mha.training import HEAD_COUNTS, PREVIOUS_WORD, ToyModel, load
 from mha.training.loop import TrainingRun
+from mha.training.model import Reading, read
 from mha.training.task import IGNORE, Task
 
 MASKS = ("none", "causal", "padding")
@@ -39,40 +39,56 @@ MAX_PAD = 3  # the padding slider: 1 to 3 trailing words replaced by <pad>
 
 @dataclass(frozen=True, eq=False)
 class Network:
-    """One set of weights the explorer runs.
+    """One model the explorer runs.
 
     Attributes:
         vocab: the words it reads (``<pad>`` and ``<unk>`` first).
-        embed, position: its `mha.embedding.Embeddings` and
-            `mha.embedding.PositionalEncoding`.
-        layers: its attention layers, in order.
-        residual: whether each layer adds its output to its input
-            (``x + attn(x)``) rather than replacing it.
-        causal: whether every layer is causal whatever the mask chosen
-            (`~mha.training.model.TwoLayerModel`): the mask then blocks a key where
-            it or the causal mask does.
-        readouts: its readouts (``nn.Linear(d_model, vocab_size)``), none
-            for a layer alone.
-        answers: the name of each readout's answer.
-        at: for each readout, the word where its answer is read (``"be"``
-            for agreement), or ``None``: at every position.
-        model: the model whose ``forward`` gives the logits, or ``None``
-            (the running example's layer, which has no readout).
+        model: a `~mha.training.model.ToyModel`, or a model like it
+            (``embed``, ``position``, ``layers``, ``readouts``, ``residual``,
+            ``causal``, ``model(ids, mask) -> (logits, maps)``).
+        answers: the name of each readout's answer the explorer shows, the
+            first ``len(answers)`` readouts (none for the running example's
+            layer).
+        at: for each answer, the word where it is read (``"be"`` for
+            agreement), or ``None``: at every position.
         task: the task it was trained on, if known (its sentences start
             the explorer).
     """
 
     vocab: Vocab
-    embed: nn.Module
-    position: nn.Module
-    layers: tuple[MultiHeadAttention, ...]
-    residual: bool = False
-    readouts: tuple[nn.Linear, ...] = ()
+    model: nn.Module
     answers: tuple[str, ...] = ()
     at: tuple[str | None, ...] = ()
-    model: nn.Module | None = None
-    causal: bool = False
     task: Task | None = None
+
+    @property
+    def embed(self) -> nn.Module:
+        return self.model.embed
+
+    @property
+    def position(self) -> nn.Module:
+        return self.model.position
+
+    @property
+    def layers(self) -> tuple[MultiHeadAttention, ...]:
+        """Its attention layers, in order."""
+        return tuple(self.model.layers)
+
+    @property
+    def readouts(self) -> tuple[nn.Linear, ...]:
+        """The readouts shown (``nn.Linear(d_model, vocab_size)``), one per answer."""
+        return tuple(self.model.readouts)[: len(self.answers)]
+
+    @property
+    def residual(self) -> bool:
+        """Whether each layer adds its output to its input (``x + attn(x)``)."""
+        return bool(getattr(self.model, "residual", False))
+
+    @property
+    def causal(self) -> bool:
+        """Whether every layer is causal whatever the mask chosen: the mask
+        then blocks a key where it or the causal mask does."""
+        return bool(getattr(self.model, "causal", False))
 
     @property
     def n_heads(self) -> int:
@@ -83,29 +99,6 @@ class Network:
         return self.position.max_length
 
 
-@dataclass(frozen=True)
-class Reading:
-    """What the package computes for one setting (:func:`reading`).
-
-    Attributes:
-        tokens: the tokens shown, ``<pad>`` included.
-        probs: per layer, the attention ``(n_heads, L, L)``.
-        outputs: per layer, its output ``(L, d_model)``.
-        logits: per readout, ``(L, vocab_size)``.
-        blocked: ``(L, L)``, True where the mask blocks a key.
-    """
-
-    tokens: list[str]
-    probs: list[torch.Tensor]
-    outputs: list[torch.Tensor]
-    logits: list[torch.Tensor]
-    blocked: torch.Tensor
-
-    def answers(self, network: Network) -> list[list[str]]:
-        """Each readout's answer (its highest-scoring word) at every position."""
-        return [network.vocab.decode(scores.argmax(dim=-1)) for scores in self.logits]
-
-
 def padded(tokens: Sequence[str], mask: str, n_pad: int) -> list[str]:
     """With the padding mask, the last ``n_pad`` words replaced by ``<pad>``
     (at most all but the first)."""
@@ -114,51 +107,19 @@ def padded(tokens: Sequence[str], mask: str, n_pad: int) -> list[str]:
 
 
 def reading(network: Network, tokens: Sequence[str], mask: str = "none") -> Reading:
-    """The package's forward pass of ``network`` on ``tokens`` (``<pad>``
-    included) under ``mask`` (``"none"``, ``"causal"`` or ``"padding"``, which
-    blocks the ``<pad>`` keys): through the model's own ``forward`` where it
-    has one, each layer's output and maps taken on the way by a hook. A
-    causal network's model adds the causal mask itself (``blocked`` says so)."""
+    """The package's reading (`mha.training.model.read`) of ``tokens``
+    (``<pad>`` included) by ``network`` under ``mask`` (``"none"``,
+    ``"causal"`` or ``"padding"``, which blocks the ``<pad>`` keys); a causal
+    network's model adds the causal mask itself (``blocked`` says so)."""
     check_choice("mask", mask, MASKS)
-    ids = torch.tensor([network.vocab.encode(list(tokens))])  # (1, L)
-    length = ids.size(1)
     allowed = None
     if mask == "causal":
-        allowed = causal_mask(length)  # (L, L)
+        allowed = causal_mask(len(tokens))  # (L, L)
     elif mask == "padding":
+        ids = torch.tensor([network.vocab.encode(list(tokens))])  # (1, L)
         allowed = padding_mask(ids, network.vocab.pad_id)  # (1, 1, 1, L)
-    seen: list[tuple[torch.Tensor, torch.Tensor]] = []
-    hooks = [
-        layer.register_forward_hook(lambda _m, _i, out: seen.append(out))
-        for layer in dict.fromkeys(network.layers)  # (a layer used twice: hooked once)
-    ]
-    try:
-        with torch.no_grad(), one_thread():
-            if network.model is not None:
-                logits, _ = network.model(ids, allowed)  # (1, L, n_answers, vocab)
-                logits = list(logits[0].unbind(1))  # per answer: (L, vocab)
-            else:
-                x = network.position(network.embed(ids))  # (1, L, d_model)
-                for layer in network.layers:
-                    out, _ = layer(x, x, x, allowed)  # (1, L, d_model)
-                    x = x + out if network.residual else out
-                logits = []
-    finally:
-        for hook in hooks:
-            hook.remove()
-    if allowed is None:
-        allowed = torch.ones(length, length, dtype=torch.bool)
-    allowed = torch.broadcast_to(allowed, (1, 1, length, length))[0, 0]  # (L, L)
-    if network.causal:
-        allowed = allowed & causal_mask(length)  # (L, L)
-    blocked = ~allowed  # (L, L)
-    return Reading(
-        list(tokens),
-        [probs[0] for _, probs in seen],
-        [out[0] for out, _ in seen],
-        logits,
-        blocked,
-    )
+    with one_thread():
+        return read(network.model, network.vocab, tokens, allowed, network.answers)
 
 
 # --- What the explorer is given ----------------------------------------------------
@@ -168,34 +129,28 @@ def reading(network: Network, tokens: Sequence[str], mask: str = "none") -> Read
 def _running_example(n_heads: int, weights: str) -> Network:
     """The running example's layer (``"random"``: the layer before training, cut
     into ``n_heads``) or, ``"trained"``, the previous-word model's layer
-    trained with ``n_heads`` (with four, the running example's layer)."""
+    trained with ``n_heads`` (with four, the running example's layer); no
+    readout shown."""
     if weights == "trained":
-        model = load(PREVIOUS_WORD, n_heads, dtype=DTYPE)
-        return Network(PREVIOUS_WORD.vocab, model.embed, model.position, _layers(model))
+        return Network(PREVIOUS_WORD.vocab, load(PREVIOUS_WORD, n_heads, dtype=DTYPE))
     return _of_example(running_example(n_heads, weights="random"))
 
 
 def _of_example(ex: RunningExample) -> Network:
-    return Network(ex.vocab, ex.embed, ex.position, (ex.attention,))
-
-
-def _layers(model: nn.Module) -> tuple[MultiHeadAttention, ...]:
-    """A model's attention layers in order: ``model.layers``, or the one
-    ``model.attention`` of a one-layer model."""
-    layers = getattr(model, "layers", None)
-    return tuple(layers) if layers is not None else (model.attention,)
+    """The running example's layer in a one-layer model (its readout not shown)."""
+    with torch.random.fork_rng(devices=[]):  # the reader's random draws untouched
+        model = ToyModel(len(ex.vocab), 1, ex.d_model, ex.n_heads, dtype=DTYPE)
+    model.embed, model.position = ex.embed, ex.position
+    model.layers = nn.ModuleList([ex.attention])
+    return Network(ex.vocab, model.eval().requires_grad_(False))
 
 
 def _of_model(model: nn.Module, vocab: Vocab, task: Task | None) -> Network:
+    n_readouts = len(model.readouts)
     answers = task.answers if task is not None else ()
-    readouts = tuple(getattr(model, "readouts", ()))
-    answers = answers or tuple(f"answer {i}" for i in range(len(readouts)))
-    at = _read_at(task) if task is not None else (None,) * len(readouts)
-    return Network(
-        vocab, model.embed, model.position, _layers(model),
-        bool(getattr(model, "residual", False)), readouts, answers, at, model,
-        causal=isinstance(model, TwoLayerModel), task=task,
-    )  # fmt: skip
+    answers = answers or tuple(f"answer {i}" for i in range(n_readouts))
+    at = _read_at(task) if task is not None else (None,) * n_readouts
+    return Network(vocab, model, answers, at, task)
 
 
 @functools.cache
@@ -217,14 +172,14 @@ def _of_task(task: Task, n_heads: int, seed: int = 0) -> Network:
 
 def _is_model(value: object) -> bool:
     return isinstance(value, nn.Module) and all(
-        hasattr(value, name) for name in ("embed", "position")
+        hasattr(value, name) for name in ("embed", "position", "layers", "readouts")
     )
 
 
 WHAT = (
     "None (the running example's layer), a mha.training.Task (its shipped models), "
-    "a TrainingRun, a RunningExample, a model with embed, position and layers "
-    "(with vocab=), or a dict of these by label"
+    "a TrainingRun, a RunningExample, a model with embed, position, layers and "
+    "readouts such as mha.training.ToyModel (with vocab=), or a dict of these by label"
 )
 
 
@@ -243,7 +198,7 @@ def networks(
     its shipped models trained with ``seed`` for each of ``head_counts``; a
     `mha.training.loop.TrainingRun` (``training.train(...)``), a
     `mha.example.RunningExample`, or a model with ``embed``, ``position``,
-    ``layers`` (or one ``attention``) and optional ``readouts``, given with its
+    ``layers`` and ``readouts`` (a `mha.training.model.ToyModel`), given with its
     ``vocab`` (a `mha.text.Vocab`, or the `mha.training.task.Task` it was trained
     on, which also names its answers): that model alone; or a dict
     ``{label: one of these}``, one option each.

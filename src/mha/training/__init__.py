@@ -7,15 +7,19 @@ the loop, and their shipped weights.
 - :mod:`mha.training.agreement`: :data:`.AGREEMENT`, subject–verb agreement
   in a small synthetic language (*the keys to the cabinet are*), and
   :data:`.FRONTED`, the same with phrases before the subject too (*by the
-  door the lamps are*);
-- :mod:`mha.training.model`: the toy models, one layer (:class:`.ToyModel`)
-  and two on a residual stream (:class:`.TwoLayerModel`);
+  door the lamps are*), and sentences of one shape to test a model with;
+- :mod:`mha.training.model`: the toy model (:class:`.ToyModel`: layers,
+  on a residual stream or not, causal or not) and its reading of a sentence
+  (:func:`.read`);
 - :mod:`mha.training.loop`: the loop (:func:`.fit`), seeded training in
   float32 on one thread (:func:`.train`) and the shipped weights
   (:func:`.load`);
 - :mod:`mha.training.measures`: what a model learned (:func:`.behaviour`,
   :func:`.share_at_offset`), and what it loses without a head, zeroed
-  (:func:`.without_head`) or replaced by its mean (:func:`.mean_ablated`).
+  (:func:`.without_head`) or replaced by its mean (:func:`.mean_ablated`);
+- :mod:`mha.training.composition`: how the two layers of a model trained on
+  :data:`.FRONTED` work together;
+- :mod:`mha.training.variants`: the controls shipped beside its models.
 
 Trained models are judged by their behaviour, never by equality with a file:
 float32 training amplifies the last-bit differences between processors.
@@ -30,7 +34,7 @@ from mha.training.measures import (
     share_at_offset,
     without_head,
 )
-from mha.training.model import HEAD_COUNTS, ToyModel, TwoLayerModel
+from mha.training.model import HEAD_COUNTS, ToyModel, read
 from mha.training.task import NEIGHBOURS, PREVIOUS_WORD, Task
 
 __all__ = [
@@ -41,12 +45,12 @@ __all__ = [
     "PREVIOUS_WORD",
     "Task",
     "ToyModel",
-    "TwoLayerModel",
     "behaviour",
     "fit",
     "head_mean",
     "load",
     "mean_ablated",
+    "read",
     "share_at_offset",
     "train",
     "without_head",

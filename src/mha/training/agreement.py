@@ -36,10 +36,8 @@ phrase after the subject, none before).
 
 Outside the grammar: :func:`probe` builds sentences of one shape each, also
 shapes the grammar never makes (three phrases before the subject, two
-adjectives in a phrase), every other noun of the subject's opposite number.
-Beside :data:`FRONTED`'s shipped models, its file holds the controls of the
-chapter on two layers (:data:`VARIANTS`: a matched one layer, and two layers
-trained twice as long, with and without :class:`ShiftedPositions`).
+adjectives in a phrase), every other noun of the subject's opposite number;
+:func:`right` says how many verbs a model gets right.
 """
 
 from __future__ import annotations
@@ -49,16 +47,8 @@ from dataclasses import dataclass
 
 import torch
 
-from mha._checks import check_choice, check_int
-from mha._threads import one_thread
-from mha.attention import split_heads
-from mha.defaults import D_MODEL
-from mha.embedding import PositionalEncoding
-from mha.masks import causal_mask
+from mha._checks import check_int
 from mha.text import Vocab
-from mha.training.loop import fit, training_batches
-from mha.training.measures import behaviour
-from mha.training.model import TwoLayerModel
 from mha.training.task import IGNORE, Batch, Task
 
 ADJECTIVES = ("old", "new", "red", "small", "big", "heavy", "dusty", "wooden")
@@ -262,17 +252,24 @@ class Grammar:
             subjects.append(subject)
             # the decoy, where its number differs from the subject's
             decoys.append(decoy if (words[decoy] in PLURALS) != plural else -1)
-        # Only the verb has an answer: one value per sentence, at its verb.
-        at_verb = (torch.arange(n_sentences), torch.tensor(verbs), 0)
-        targets = torch.full((n_sentences, length, 1), IGNORE)
-        keys = torch.full((n_sentences, length, 1), -1)
-        decoy_keys = torch.full((n_sentences, length, 1), -1)
-        targets[at_verb] = torch.tensor(answers)
-        keys[at_verb] = torch.tensor(subjects)
-        decoy_keys[at_verb] = torch.tensor(decoys)
-        return Batch(
-            torch.tensor(ids).view(n_sentences, length), targets, keys, decoy_keys
-        )
+        return _at_verbs(ids, verbs, answers, subjects, decoys)
+
+
+def _at_verbs(ids: list, verbs: list, answers: list, subjects: list, decoys: list):
+    """The :class:`~mha.training.task.Batch` of sentences ``ids`` (lists of
+    word ids, all of one length) whose only answer is at their verb (one
+    value per sentence in each list: the verb's position, its form's id,
+    the subject's position, the decoy's or -1)."""
+    ids = torch.tensor(ids)  # (n_sentences, length)
+    n_sentences, length = ids.shape
+    at_verb = (torch.arange(n_sentences), torch.tensor(verbs), 0)
+    targets = torch.full((n_sentences, length, 1), IGNORE)
+    keys = torch.full((n_sentences, length, 1), -1)
+    decoy_keys = torch.full((n_sentences, length, 1), -1)
+    targets[at_verb] = torch.tensor(answers)
+    keys[at_verb] = torch.tensor(subjects)
+    decoy_keys[at_verb] = torch.tensor(decoys)
+    return Batch(ids, targets, keys, decoy_keys)
 
 
 #: The grammar of :data:`AGREEMENT`, the subject first.
@@ -398,15 +395,10 @@ def probe(
         ids.append(vocab.encode([*head, *subject, *tail, VERB]))
         answers.append(vocab.stoi[FORMS[plural]])
         subjects.append(len(head) + len(subject) - 1)
-        decoys.append(2 + counts[0] if before else subjects[-1])
-    verb = length - 1
-    targets = torch.full((n_sentences, length, 1), IGNORE)
-    keys = torch.full((n_sentences, length, 1), -1)
-    decoy_keys = torch.full((n_sentences, length, 1), -1)
-    targets[:, verb, 0] = torch.tensor(answers)
-    keys[:, verb, 0] = torch.tensor(subjects)
-    decoy_keys[:, verb, 0] = torch.tensor(decoys) if before else -1
-    return Batch(torch.tensor(ids), targets, keys, decoy_keys)
+        decoys.append(
+            2 + counts[0] if before else -1
+        )  # the first noun, if not the subject
+    return _at_verbs(ids, [length - 1] * n_sentences, answers, subjects, decoys)
 
 
 def right(model: torch.nn.Module, batch: Batch) -> float:
@@ -420,189 +412,3 @@ def right(model: torch.nn.Module, batch: Batch) -> float:
     asked = batch.targets != IGNORE  # (n, L, n_answers)
     said = logits.argmax(dim=-1)  # (n, L, n_answers)
     return (said == batch.targets)[asked].double().mean().item()
-
-
-# --- Reading the two-layer models, and the controls that ship beside them ----------
-
-
-def head_writes(layer: torch.nn.Module, x: torch.Tensor) -> torch.Tensor:
-    """What each head of the causal attention ``layer`` adds to the residual
-    stream ``x (batch, L, d_model)``: ``(batch, n_heads, L, d_model)``; their
-    sum plus ``layer.Wo.bias`` is the layer's output."""
-    _, probs = layer(x, x, x, causal_mask(x.size(1)))  # (batch, n_heads, L, L)
-    V = split_heads(layer.Wv(x), layer.n_heads)  # (batch, n_heads, L, d_key)
-    Wo = layer.Wo.weight.T.unflatten(0, (layer.n_heads, layer.d_key))
-    return (probs @ V) @ Wo  # (batch, n_heads, L, d_model)
-
-
-def key_split(model: torch.nn.Module, batches: list[Batch]) -> torch.Tensor:
-    """Why a second-layer head of a :class:`~mha.training.model.TwoLayerModel`
-    prefers the subject to the first noun, at the verb.
-
-    The score gap ``q · (k_subject - k_first_noun) / √d_key`` is split
-    exactly into one term per source of the keys' stream ``x1``: ``x0``
-    (word and position), then what each head of layer 1 wrote (the key
-    biases cancel in the gap). ``batch.keys`` is where the answer's word
-    stands (the subject), not an attention key.
-
-    Returns:
-        ``(n_sentences, n_heads of layer 2, 1 + n_heads of layer 1)``.
-    """
-    if not getattr(model, "residual", False) or len(model.layers) != 2:
-        raise TypeError(
-            f"model must be a two-layer model on a residual stream, got "
-            f"{type(model).__name__}"
-        )
-    nouns = torch.tensor([FRONTED.vocab.stoi[w] for w in NOUNS + PLURALS])
-    attn1, attn2 = model.layers
-    parts = []
-    for batch in batches:
-        x0 = model.position(model.embed(batch.ids))  # (n, L, d_model)
-        writes = head_writes(attn1, x0)  # (n, n_heads, L, d_model)
-        x1 = x0 + writes.sum(dim=1) + attn1.Wo.bias  # (n, L, d_model)
-        rows, verb = (batch.keys[..., 0] >= 0).nonzero(as_tuple=True)  # one each
-        subject = batch.keys[rows, verb, 0]  # (n,): where the subject stands
-        first = torch.isin(batch.ids, nouns).int().argmax(dim=1)  # (n,)
-        q = split_heads(attn2.Wq(x1), attn2.n_heads)[
-            rows, :, verb
-        ]  # (n, n_heads, d_key)
-        terms = []
-        for x in (x0, *writes.unbind(dim=1)):  # each (n, L, d_model)
-            k = split_heads(
-                x @ attn2.Wk.weight.T, attn2.n_heads
-            )  # (n, n_heads, L, d_key)
-            gap = k[rows, :, subject] - k[rows, :, first]  # (n, n_heads, d_key)
-            terms.append((q * gap).sum(dim=-1) / attn2.d_key**0.5)
-        parts.append(torch.stack(terms, dim=-1))  # (n, n_heads, sources)
-    return torch.cat(parts)
-
-
-def on_words(
-    model: torch.nn.Module, batches: list[Batch], layer: int, head: int, words
-) -> tuple[float, float]:
-    """How much of its row one head puts on ``words``, on average, at the
-    subject and at the other nouns: ``(at the subject, at another noun)``."""
-    ids = torch.tensor([FRONTED.vocab.stoi[w] for w in words])
-    nouns = torch.tensor([FRONTED.vocab.stoi[w] for w in NOUNS + PLURALS])
-    at_subject, at_other = [], []
-    for batch in batches:
-        with torch.no_grad():
-            _, maps = model(batch.ids)
-        share = (
-            maps[layer][:, head] @ torch.isin(batch.ids, ids).to(maps[layer])[..., None]
-        )  # (n, L, 1)
-        rows, verb = (batch.keys[..., 0] >= 0).nonzero(as_tuple=True)
-        is_noun = torch.isin(batch.ids, nouns)  # (n, L)
-        is_subject = torch.zeros_like(is_noun)
-        is_subject[rows, batch.keys[rows, verb, 0]] = True
-        at_subject.append(share[..., 0][is_subject])
-        at_other.append(share[..., 0][is_noun & ~is_subject])
-    return torch.cat(at_subject).mean().item(), torch.cat(at_other).mean().item()
-
-
-class ShiftedPositions(PositionalEncoding):
-    """The sinusoidal position codes, each sentence's shifted by a random
-    offset in ``[0, shift]`` while the module is training (position ``i``
-    gets the code of ``i + offset``), unshifted in eval mode: a model trained
-    with it cannot tell where a word stands from its code alone, only how
-    far apart two words are."""
-
-    def __init__(self, d_model: int, max_length: int, shift: int):
-        """Codes for ``max_length + shift`` positions (no dropout): a
-        sentence of ``max_length`` words shifted by up to ``shift``."""
-        check_int("shift", shift, minimum=0)
-        super().__init__(d_model, dropout=0.0, max_length=max_length + shift)
-        self.shift = shift
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """``x (batch, seq_len, d_model)`` plus each sentence's codes, shifted
-        by a random offset while training."""
-        if not self.training:
-            return super().forward(x)
-        n, length, _ = x.shape  # (batch, seq_len, d_model)
-        offsets = torch.randint(self.shift + 1, (n, 1))  # (batch, 1)
-        return (
-            x + self.pe[0, offsets + torch.arange(length)]
-        )  # (batch, seq_len, d_model)
-
-
-#: The models shipped in ``fronted.pt`` beside :data:`FRONTED`'s, each a
-#: :class:`~mha.training.model.TwoLayerModel` trained on its sentences:
-#:
-#: - ``"one layer, residual"``: its recipe, the second layer writing nothing
-#:   (one causal layer on a residual stream; only the second layer differs);
-#: - ``"longer"``: twice its steps;
-#: - ``"shifted"``: twice its steps, with :class:`ShiftedPositions` (shift
-#:   :data:`SHIFT`) while training; unshifted codes after.
-VARIANTS = ("one layer, residual", "longer", "shifted")
-#: The largest offset of :class:`ShiftedPositions` in the ``"shifted"`` models.
-SHIFT = 10
-
-
-def train_variant(variant: str, seed: int) -> TwoLayerModel:
-    """Train one of :data:`VARIANTS` as :func:`~mha.training.loop.train` trains
-    :data:`FRONTED`'s two-layer models (the same seeds, the same fixed set
-    of training batches, the same learning rate), in eval mode after."""
-    check_choice("variant", variant, VARIANTS)
-    check_int("seed", seed, minimum=0)
-    task = FRONTED
-    steps = task.steps if variant == "one layer, residual" else 2 * task.steps
-    with one_thread(), torch.enable_grad():
-        torch.manual_seed(seed)
-        model = TwoLayerModel(len(task.vocab), 1, D_MODEL, 4, task.max_length)
-        if variant == "one layer, residual":  # layer 2 writes nothing, ever
-            torch.nn.init.zeros_(model.layers[1].Wo.weight)
-            torch.nn.init.zeros_(model.layers[1].Wo.bias)
-            model.layers[1].requires_grad_(False)
-        if variant == "shifted":
-            model.position = ShiftedPositions(D_MODEL, task.max_length, SHIFT)
-        generator = torch.Generator().manual_seed(seed + 1)
-        fit(model, training_batches(task, generator, task.batch_size), steps, task.lr)
-    model.position = PositionalEncoding(D_MODEL, 0.0, task.max_length)
-    return model.eval().requires_grad_(False)
-
-
-def save_variants(
-    variants: tuple[str, ...] = VARIANTS, path=None
-) -> dict[tuple[str, int], float]:
-    """Train ``variants`` (of :data:`VARIANTS`) for :data:`FRONTED`'s seeds
-    and add them to its weights file (made first by
-    :func:`~mha.training.loop.save`); returns each model's share right on
-    held-out fronted sentences."""
-    for variant in variants:
-        check_choice("variants[i]", variant, VARIANTS)
-    path = FRONTED.weights_file if path is None else path
-    right_on, states = {}, {}
-    for variant in variants:
-        models = [train_variant(variant, seed) for seed in FRONTED.seeds]
-        states[variant] = {
-            name: torch.stack([m.state_dict()[name] for m in models])
-            for name in models[0].state_dict()
-        }
-        for seed, model in zip(FRONTED.seeds, models, strict=True):
-            right_on[variant, seed] = behaviour(FRONTED, model, split="fronted")[
-                "joint"
-            ]
-    # The file as it is now (another process may have added to it meanwhile).
-    torch.save(torch.load(path, weights_only=True) | states, path)
-    return right_on
-
-
-def load_variant(
-    variant: str, seed: int = 0, dtype: torch.dtype = torch.float64
-) -> torch.nn.Module:
-    """One of :data:`VARIANTS` for ``seed``, from the weights shipped in
-    ``fronted.pt`` (:func:`save_variants`), in ``dtype`` (by default
-    float64, as the chapters print), eval mode."""
-    check_choice("variant", variant, VARIANTS)
-    check_choice("seed", seed, FRONTED.seeds)
-    stacked = torch.load(FRONTED.weights_file, weights_only=True).get(variant)
-    if stacked is None:
-        raise FileNotFoundError(
-            f"{FRONTED.weights_file.name} holds no {variant!r} models; make them "
-            "with `python scripts/weights.py fronted`"
-        )
-    model = TwoLayerModel(len(FRONTED.vocab), 1, D_MODEL, 4, FRONTED.max_length)
-    index = FRONTED.seeds.index(seed)
-    model.load_state_dict({name: w[index] for name, w in stacked.items()})
-    return model.to(dtype).eval().requires_grad_(False)

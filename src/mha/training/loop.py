@@ -24,7 +24,7 @@ from mha._checks import check_choice, check_int, check_number
 from mha._threads import one_thread
 from mha.defaults import D_MODEL
 from mha.training.measures import behaviour
-from mha.training.model import HEAD_COUNTS, ToyModel, TwoLayerModel
+from mha.training.model import HEAD_COUNTS, ToyModel
 from mha.training.task import IGNORE, Task, check_task
 
 
@@ -69,9 +69,8 @@ class TrainingRun:
 
     Attributes:
         task: the :class:`~mha.training.task.Task` it was trained on.
-        model: the trained :class:`~mha.training.model.ToyModel` (or
-            :class:`~mha.training.model.TwoLayerModel`), in eval mode,
-            gradients off.
+        model: the trained :class:`~mha.training.model.ToyModel`, in eval
+            mode, gradients off.
         losses: the training loss after every step.
         accuracy: the ``"joint"`` accuracy of
             :func:`~mha.training.measures.behaviour`: every answer right at the
@@ -79,27 +78,28 @@ class TrainingRun:
     """
 
     task: Task
-    model: ToyModel | TwoLayerModel
+    model: ToyModel
     losses: list[float]
     accuracy: float
 
 
-def _new_model(
+def new_model(
     task: Task,
     n_heads: int = 4,
     dtype: torch.dtype = torch.float32,
     n_layers: int = 1,
     d_key: int | None = None,
-) -> ToyModel | TwoLayerModel:
-    """A freshly initialised :class:`~mha.training.model.ToyModel` (one
-    layer) or :class:`~mha.training.model.TwoLayerModel` (two) for ``task``
-    (drawn from PyTorch's global random generator)."""
+) -> ToyModel:
+    """A freshly initialised :class:`~mha.training.model.ToyModel` for
+    ``task`` (drawn from PyTorch's global random generator): one layer, the
+    book's pipeline; or two on a residual stream, causal in both, as in
+    Elhage et al. (2021)."""
     check_task(task)
     if d_key is None:  # the convention: heads of d_model // n_heads features
         check_choice("n_heads", n_heads, HEAD_COUNTS)
     check_choice("n_layers", n_layers, (1, 2))
-    kind = ToyModel if n_layers == 1 else TwoLayerModel
-    return kind(
+    deep = n_layers > 1
+    return ToyModel(
         len(task.vocab),
         len(task.answers),
         D_MODEL,
@@ -107,6 +107,9 @@ def _new_model(
         task.max_length,
         dtype,
         d_key=d_key,
+        n_layers=n_layers,
+        residual=deep,
+        causal=deep,
     )
 
 
@@ -148,10 +151,9 @@ def train(
 ) -> TrainingRun:
     """Train a model for ``task`` with :func:`fit` on its random sentences, each
     batch of one random length in ``task.lengths``; ``steps``, ``batch_size``
-    and ``lr`` default to the task's. ``n_layers=1`` trains a
-    :class:`~mha.training.model.ToyModel`, ``n_layers=2`` a
-    :class:`~mha.training.model.TwoLayerModel`; ``d_key``, each head's
-    width, is ``d_model // n_heads`` unless given.
+    and ``lr`` default to the task's; the model is :func:`new_model`'s, of
+    ``n_layers`` layers; ``d_key``, each head's width, is ``d_model //
+    n_heads`` unless given.
 
     Runs in float32 (whatever PyTorch's default dtype is), seeded, on one CPU
     thread: repeatable on one machine, but not digit for digit on another
@@ -167,7 +169,7 @@ def train(
     lr = task.lr if lr is None else lr
     with one_thread(), torch.enable_grad():
         torch.manual_seed(seed)
-        model = _new_model(task, n_heads, n_layers=n_layers, d_key=d_key)
+        model = new_model(task, n_heads, n_layers=n_layers, d_key=d_key)
         generator = torch.Generator().manual_seed(seed + 1)
         next_batch = training_batches(task, generator, batch_size)
         losses = fit(model, next_batch, steps, lr)
@@ -251,7 +253,7 @@ def load(
     dtype: torch.dtype = torch.float32,
     n_layers: int = 1,
     d_key: int | None = None,
-) -> ToyModel | TwoLayerModel:
+) -> ToyModel:
     """The model :func:`train` gives for ``task`` with its default settings
     and this ``seed`` (and ``n_layers``; and ``d_key``, for one of
     ``task.layouts`` or the conventional ``d_model // n_heads``), loaded from
@@ -286,6 +288,6 @@ def load(
     # {name: (n_seeds, ...)}
     stacked = _shipped_states(task.weights_file)[_key(n_layers, n_heads, d_key)]
     index = task.seeds.index(seed)
-    model = _new_model(task, n_heads, n_layers=n_layers, d_key=d_key)
+    model = new_model(task, n_heads, n_layers=n_layers, d_key=d_key)
     model.load_state_dict({name: weights[index] for name, weights in stacked.items()})
     return model.to(dtype).eval().requires_grad_(False)

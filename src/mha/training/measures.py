@@ -192,8 +192,7 @@ def without_head(model: nn.Module, head: int, layer: int = 0) -> Iterator[nn.Mod
 
     Args:
         model: a :class:`~mha.attention.MultiHeadAttention`, or a model whose
-            ``layers`` are (a :class:`~mha.training.model.ToyModel`, a
-            :class:`~mha.training.model.TwoLayerModel`).
+            ``layers`` are (a :class:`~mha.training.model.ToyModel`).
         head: the head to remove, ``0 … n_heads - 1``.
         layer: which of ``model.layers`` it is in (``0``, the first).
     """
@@ -265,8 +264,7 @@ def mean_ablated(
     and returned; the model is unchanged after the block.
 
     Args:
-        model: a toy model (:class:`~mha.training.model.ToyModel`,
-            :class:`~mha.training.model.TwoLayerModel`) trained on ``task``.
+        model: a :class:`~mha.training.model.ToyModel` trained on ``task``.
         task: the :class:`~mha.training.task.Task` whose held-out sentences
             give the average.
         head: the head to ablate, ``0 … n_heads - 1``.

@@ -22,7 +22,7 @@ import torch
 from mha._checks import check_choice, check_int
 from mha.defaults import D_MODEL, MAX_LENGTH, SENTENCES
 from mha.text import Vocab, tokens_within
-from mha.training.model import HEAD_COUNTS
+from mha.training.model import HEAD_COUNTS, Reading, read
 
 IGNORE = -100  # the target cross_entropy skips (a position with nothing to answer)
 DATA = Path(__file__).resolve().parents[1] / "data"  # the shipped weights
@@ -50,23 +50,6 @@ class Batch:
     targets: torch.Tensor
     keys: torch.Tensor
     decoys: torch.Tensor
-
-
-@dataclass(frozen=True)
-class Reading:
-    """A model's reading of one sentence (:meth:`Task.read`).
-
-    Attributes:
-        tokens: the sentence's tokens.
-        answers: for each answer of the task, the word the model gives at
-            every position (one per token; read only where the task asks).
-        attention: ``(n_heads, L, L)``, the model's attention maps; for a
-            model of several layers, a tuple of one such tensor per layer.
-    """
-
-    tokens: list[str]
-    answers: dict[str, list[str]]
-    attention: torch.Tensor | tuple[torch.Tensor, ...]
 
 
 #: The signature of a task's draw, ``draw(vocab, generator, n_sentences, length,
@@ -104,9 +87,9 @@ class Task:
         splits: named kinds of held-out sentences, each with its test
             lengths, ``((name, lengths), ...)``: ``held_out=name`` draws
             them (none by default).
-        depths: the numbers of attention layers of the shipped models (1: a
-            :class:`~mha.training.model.ToyModel`, 2: a
-            :class:`~mha.training.model.TwoLayerModel`).
+        depths: the numbers of attention layers of the shipped models (1:
+            the book's pipeline; 2: two layers on a residual stream, causal
+            in both; see :func:`~mha.training.loop.new_model`).
         head_counts: the head counts of the shipped models, each head
             ``d_model // n_heads`` wide.
         layouts: shipped one-layer models whose heads have a width of their
@@ -212,25 +195,12 @@ class Task:
         ]
 
     def read(self, model: torch.nn.Module, sentence: str) -> Reading:
-        """What ``model`` (trained on this task) makes of ``sentence``: its
-        tokens, the model's answers at every position and the attention maps,
-        ready for :func:`~mha.plotting.core.display_attention`."""
-        if not isinstance(model, torch.nn.Module):
-            raise TypeError(
-                f"model must be a trained torch.nn.Module such as mha.training.load"
-                f"(task), got {type(model).__name__}"
-            )
-        tokens, ids = self.encode(sentence)
-        weight = next(model.parameters())
-        with torch.no_grad():
-            logits, probs = model(ids.to(weight.device))  # (1, L, n_answers, vocab)
-        best = logits[0].argmax(dim=-1)  # (L, n_answers)
-        answers = {
-            name: self.vocab.decode(best[:, a]) for a, name in enumerate(self.answers)
-        }
-        if isinstance(probs, tuple):  # one (1, n_heads, L, L) per layer
-            return Reading(tokens, answers, tuple(p[0] for p in probs))
-        return Reading(tokens, answers, probs[0])
+        """What ``model`` (trained on this task) makes of ``sentence``
+        (:func:`~mha.training.model.read`): its tokens, the model's answers at
+        every position by name and the attention maps, ready for
+        :func:`~mha.plotting.core.display_attention`."""
+        tokens, _ = self.encode(sentence)
+        return read(model, self.vocab, tokens, answers=self.answers)
 
     def encode(self, sentence: str) -> tuple[list[str], torch.Tensor]:
         """The tokens of ``sentence`` and their ids ``(1, L)``, ready for the model.

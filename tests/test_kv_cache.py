@@ -20,22 +20,24 @@ def layer_and_inputs(n_heads=4, d_key=None, batch=2, length=7, seed=0):
 @pytest.mark.parametrize(
     ("n_heads", "d_key", "prompt"), [(4, None, 1), (2, None, 3), (8, 2, 2), (1, 5, 7)]
 )
-def test_step_by_step_equals_the_whole_sequence_under_a_causal_mask(n_heads, d_key, prompt):
+def test_step_by_step_equals_the_whole_sequence_under_a_causal_mask(
+    n_heads, d_key, prompt
+):
     layer, x = layer_and_inputs(n_heads, d_key)
     whole, whole_probs = layer(x, x, x, mask=mha.causal_mask(x.size(1)))
     cache = KVCache(layer)
-    outputs, rows = [], []
     out, probs = cache.step(x[:, :prompt])  # the prompt at once
-    outputs.append(out)
-    rows += list(probs.unbind(dim=2))
+    outputs = [out]
+    close = dict(rtol=0, atol=1e-6)
+    torch.testing.assert_close(probs, whole_probs[:, :, :prompt, :prompt], **close)
     for t in range(prompt, x.size(1)):  # then one position per step
         out, probs = cache.step(x[:, t : t + 1])
         outputs.append(out)
-        rows.append(probs[:, :, 0])
-    torch.testing.assert_close(torch.cat(outputs, dim=1), whole, rtol=0, atol=1e-6)
-    for t, row in enumerate(rows):  # row t: position t's map over keys 0 … t
-        torch.testing.assert_close(row, whole_probs[:, :, t, : t + 1], rtol=0, atol=1e-6)
-        assert torch.all(whole_probs[:, :, t, t + 1 :] == 0)
+        # position t's row, over keys 0 … t (the whole map's row is 0 after t)
+        torch.testing.assert_close(
+            probs[:, :, 0], whole_probs[:, :, t, : t + 1], **close
+        )
+    torch.testing.assert_close(torch.cat(outputs, dim=1), whole, **close)
     assert cache.length == x.size(1)
     assert cache.K.shape == (2, n_heads, 7, layer.d_key) == cache.V.shape
 
@@ -69,11 +71,12 @@ BAD_INPUT = [
     (lambda: started().step(X[:, :3]), ValueError, "max_length=8", "at most",
      "6 so far plus x's 3"),
     (lambda: started().step(X[:, :0]), ValueError, "x", "at least one new position",
-     "(2, 0, 8)"),
+     "got (2, 0, 8)"),
     (lambda: started().step(torch.zeros(2, 1, 6, dtype=torch.float64)), ValueError, "x",
-     "d_model=8", "(2, 1, 6)"),
-    (lambda: started().step(X[:, :1].float()), TypeError, "x", "torch.float64",
-     "torch.float32"),
+     "d_model=8", "got (2, 1, 6)"),
+    (lambda: started().step(X[:, :1].float()), TypeError, "x", "dtype torch.float64",
+     "got torch.float32"),
+    (lambda: started().step(X[0]), ValueError, "x", "(batch, new, d_model=8)", "got (7, 8)"),
 ]  # fmt: skip
 
 

@@ -13,8 +13,8 @@ What ``import mha`` gives (``help(mha.NAME)`` shows one of them):
     figures and code         display_attention, attention_explorer, show_source
 
 Everything else lives in the submodules: mha.defaults, mha.text, mha.embedding,
-mha.attention, mha.circuits, mha.masks, mha.block, mha.interop, mha.example,
-mha.training and mha.cost load with ``import mha``; mha.plotting, mha.display
+mha.attention, mha.circuits, mha.masks, mha.kv_cache, mha.block, mha.interop,
+mha.example, mha.training and mha.cost load with ``import mha``; mha.plotting, mha.display
 and mha.explorer (and the names above that come from them) load when first
 used, so that a reader who wants the layer does not wait for matplotlib.
 (Below, each layer's own methods come first; the long lists of methods
@@ -33,6 +33,7 @@ from mha import (
     embedding as embedding,
     example as example,
     interop as interop,
+    kv_cache as kv_cache,
     masks as masks,
     text as text,
     training as training,

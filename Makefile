@@ -37,11 +37,14 @@ help:
 # Linux the set-up adds PyTorch's CPU-only index, where torch==2.13.0 resolves to
 # 2.13.0+cpu; if that index does not answer within a few seconds, pip uses only
 # its usual indexes (and says so). `make TORCH_INDEX=` switches the index off.
-TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
+# Its address is written once, in src/mha_setup.py (the chapters' set-up uses it).
+TORCH_INDEX ?= $(shell sed -n 's/^CPU_INDEX = "\(.*\)"$$/\1/p' src/mha_setup.py)
 
+# The oldest Python the set-up runs on: the tooling's requires-python.
+SETUP_PYTHON := $(shell sed -n 's/^requires-python = ">=\([0-9.]*\)".*/\1/p' tools/pyproject.toml)
 $(STAMP): requirements.txt constraints.txt pyproject.toml tools/pyproject.toml
-	@$(PYTHON) -c "import sys; sys.exit(sys.version_info < (3, 11, 5))" || { \
-	  echo "The set-up needs Python 3.11.5 or newer; $(PYTHON) is $$($(PYTHON) -V 2>&1)." \
+	@$(PYTHON) -c "import sys; sys.exit(sys.version_info < tuple(map(int, '$(SETUP_PYTHON)'.split('.'))))" || { \
+	  echo "The set-up needs Python $(SETUP_PYTHON) or newer; $(PYTHON) is $$($(PYTHON) -V 2>&1)." \
 	       "Name another: make PYTHON=python3.12 ..."; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip

@@ -47,16 +47,17 @@ from page_trace import END, START, Trace, main_thread_ms
 from booktools.book import ROOT, explorer_pages
 from booktools.chromium import launch
 from booktools.explorers import EXPLORER, controls, kind, options
+from booktools.pages import COMMON_PHONE, DESKTOP as DESKTOP_WIDTH
 from booktools.server import serve
 
 REPEATS = int(os.environ.get("FIRST_TAP_REPEATS", "3"))
 LATER_ROUNDS = 2
 PHONE = {
-    "viewport": {"width": 390, "height": 800},
+    "viewport": {"width": COMMON_PHONE, "height": 800},
     "has_touch": True,
     "is_mobile": True,
 }
-DESKTOP = {"viewport": {"width": 1280, "height": 900}}
+DESKTOP = {"viewport": {"width": DESKTOP_WIDTH, "height": 900}}
 SLOW_4G = {
     "offline": False,
     "latency": 150,

@@ -16,6 +16,7 @@ from booktools.book import ROOT, fullest_explorer_page
 from booktools.chromium import launch
 from booktools.explorers import control, explorer_call, options, pick
 from booktools.lab import LiveExplorer, jupyterlab, open_notebook, run_all
+from booktools.pages import DESKTOP
 
 PLAYGROUND = ROOT / fullest_explorer_page().replace(".html", ".ipynb")
 READER_PAUSE = 1.0  # seconds a reader looks at a new picture before the next change
@@ -53,7 +54,7 @@ def latencies(rounds: int = 5, pause: float = READER_PAUSE) -> dict[str, list[fl
         path = notebook(Path(tmp))
         with jupyterlab([path]) as (base, token), sync_playwright() as playwright:
             browser = launch(playwright)
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page = browser.new_page(viewport={"width": DESKTOP, "height": 900})
             open_notebook(page, base, token, path.name)
             run_all(page)
             live = LiveExplorer(page)

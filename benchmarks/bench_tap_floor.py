@@ -3,7 +3,7 @@ how much the page's: the same taps on the emulated phone with the explorer
 as it is, with its picture not painted again, and with the explorer doing
 nothing at all.
 
-    python benchmarks/bench_tap_floor.py [PAGE ...]
+    python benchmarks/bench_tap_floor.py [PAGE ...]   # by default every explorer page
 
 The phone of ``bench_first_tap.py`` (390 px touch screen, slow 4G, a 4x
 slower CPU). Each page is opened in a fresh browser context once per variant
@@ -39,12 +39,11 @@ import sys
 
 from bench_first_tap import Tab
 
-from booktools.book import SITE
+from booktools.book import SITE, explorer_pages
 from booktools.chromium import launch
 from booktools.server import serve
 
 ROUNDS = int(os.environ.get("TAP_FLOOR_ROUNDS", "2"))
-PAGES = ["book/07_trained_heads.html", "book/13_two_layers.html"]
 # What each variant does to the explorer's methods, in the page (the state is
 # set so that the benchmark sees the change made; ``picture`` a new object, as
 # a new picture would be).
@@ -132,7 +131,7 @@ def table(found: dict) -> str:
 
 
 def main(args: list[str]) -> None:
-    print(table(measure(args or PAGES)))
+    print(table(measure(args or explorer_pages())))
     print(f"\nload average at the end: {os.getloadavg()[0]:.1f}")
 
 

@@ -15,10 +15,10 @@ from pathlib import Path
 
 from booktools.book import ROOT, SITE, html_pages
 from booktools.chromium import launch
-from booktools.pages import load_images, settle
+from booktools.pages import COMMON_PHONE, DESKTOP, load_images, settle
 from booktools.server import serve
 
-WIDTHS = (390, 1280)
+WIDTHS = (COMMON_PHONE, DESKTOP)
 MODES = ("light", "dark")
 OUT = SITE.parent / "screenshots" / "all"
 JPEG_LIMIT = 30_000  # px; a JPEG is at most 65,535 px on a side

@@ -187,3 +187,16 @@ def test_the_stage_table_names_stages_side_by_side_and_failures():
     assert lines[1].split() == ["lint", "1.0", "s", "(", "0.5", "s)"]
     assert lines[3].endswith("FAILED  (alongside nbval)")
     assert lines[-1].split() == ["total", "50.0", "s", "(", "115.5", "s)"]
+
+
+def test_the_site_s_phone_rules_apply_where_figures_switch_to_their_phone_layout():
+    """book.css's rules for a phone and the figures' phone layouts share one
+    breakpoint (``PHONE_SCREEN``; CSS cannot read it, this test does)."""
+    import re
+
+    from mha.plotting.screens import PHONE_SCREEN
+
+    css = (book.ROOT / "assets" / "book.css").read_text()
+    widths = re.findall(r"@media[^{]*max-width:\s*([\d.]+)px", css)
+    phone = [width for width in widths if float(width) < 600]  # (not a tablet's)
+    assert phone and set(phone) == {str(PHONE_SCREEN)}, widths

@@ -50,7 +50,7 @@ def open_page(browser, site_url, slow_site_url):
     window.layoutShifts; other keywords: the browser context's options."""
     opened = []
 
-    def _open(path: str, width: int = 1280, height: int = 900, slow: bool = False,
+    def _open(path: str, width: int = pages.DESKTOP, height: int = 900, slow: bool = False,
               **options):  # fmt: skip
         base = slow_site_url if slow else site_url
         page, log = pages.open_page(

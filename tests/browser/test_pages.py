@@ -265,7 +265,7 @@ def test_a_late_math_font_copy_does_not_fetch_the_whole_font(browser, site_url):
     context.route("**/*-book.woff2", late)
     page = context.new_page()
     try:
-        page.goto(f"{site_url}/book/05_merge.html")
+        page.goto(site_url + PAGES["math"])
         page.wait_for_timeout(1500)
         assert page.locator(".bd-article math").count() > 0
         assert any(url.endswith("stix-two-math-book.woff2") for url in requested)

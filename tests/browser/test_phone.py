@@ -11,12 +11,11 @@ from __future__ import annotations
 import pytest
 
 from booktools import book
-from booktools.pages import COMMON_PHONE, load_images
+from booktools.book import PAGES
+from booktools.pages import COMMON_PHONE, DESKTOP, PHONE, load_images
 
 pytestmark = pytest.mark.browser
 
-PHONE = COMMON_PHONE  # a common phone: a 358 px column
-NARROWEST = 360  # the narrowest common phone: a 328 px column
 TOUCH = 44  # CSS px: the usual smallest touch target
 
 
@@ -43,7 +42,7 @@ def pages_with_phone_layouts() -> list[str]:
 def test_a_phone_shows_the_phone_layout_and_a_desk_the_desks(browser, site_url):
     pages = pages_with_phone_layouts()
     assert pages, "no page has a figure with a phone layout"
-    for width, which in ((NARROWEST, "phone"), (PHONE, "phone"), (1280, "desk")):
+    for width, which in ((PHONE, "phone"), (COMMON_PHONE, "phone"), (DESKTOP, "desk")):
         context = browser.new_context(viewport={"width": width, "height": 900})
         page = context.new_page()
         page.goto(site_url + pages[0], wait_until="networkidle")
@@ -76,9 +75,9 @@ SCROLL_CUE = """() => [...document.querySelectorAll('.bd-article div.highlight p
 
 
 def test_code_that_scrolls_shows_that_it_does(open_page):
-    page, _ = open_page("book/09_pytorch.html", width=PHONE)
+    page, _ = open_page(PAGES["wide code"], width=COMMON_PHONE)
     boxes = page.evaluate(SCROLL_CUE)
-    assert boxes, "no code scrolls on this page at 390 px: pick another"
+    assert boxes, f"no code scrolls on this page at {COMMON_PHONE} px: pick another"
     assert all(box[:3] == [True, True, True] for box in boxes), boxes
 
 
@@ -92,7 +91,7 @@ LISTINGS = """() => [...document.querySelectorAll(
 def test_code_a_cell_shows_keeps_its_lines_on_a_phone(open_page):
     """A listing of the package's code in a cell's output is code: on a phone
     it scrolls as code does (a printed output's lines wrap instead)."""
-    page, _ = open_page("book/13_two_layers.html", width=PHONE)
+    page, _ = open_page(PAGES["code listing"], width=COMMON_PHONE)
     listings = page.evaluate(LISTINGS)
     assert listings, "no listing on this page: pick another"
     wrapped = [first for space, first in listings if space != "pre"]
@@ -116,13 +115,13 @@ TARGETS = """() => {
 }"""
 
 
-@pytest.mark.parametrize("width", [NARROWEST, PHONE])
+@pytest.mark.parametrize("width", [PHONE, COMMON_PHONE])
 def test_touch_targets_are_big_enough_and_titles_short(open_page, width):
     """On a phone every button of the header and the previous/next links are
     at least 44 px tall (and the buttons as wide), and a link's chapter title
     takes two lines at most. (Chapter 10's previous link is chapter 9, the
     longest title of the book.)"""
-    page, _ = open_page("book/10_block.html", width=width)
+    page, _ = open_page(PAGES["after the longest title"], width=width)
     targets = page.evaluate(TARGETS)
     assert len(targets) >= 6
     small = [t for t in targets if t[2] < TOUCH or (t[3] == 0 and t[1] < TOUCH)]
@@ -148,11 +147,11 @@ CODE_IN_HEADINGS = """() => [...document.querySelectorAll(
     })"""
 
 
-@pytest.mark.parametrize("width", [NARROWEST, PHONE])
+@pytest.mark.parametrize("width", [PHONE, COMMON_PHONE])
 def test_punctuation_after_code_in_a_heading_stays_on_its_line(open_page, width):
     """Chapter 9's headings name PyTorch's functions: on a phone the name
     breaks after a dot where it must, and the colon after it stays with it."""
-    page, _ = open_page("book/09_pytorch.html", width=width)
+    page, _ = open_page(PAGES["code headings"], width=width)
     found = page.evaluate(CODE_IN_HEADINGS)
     assert found, "no heading with code and punctuation after it: pick another page"
     apart = [text for code_top, mark_top, text in found if abs(code_top - mark_top) > 4]
@@ -175,12 +174,12 @@ CUT_PARAMETERS = """() => [...document.querySelectorAll('dl.py > dt.sig .sig-par
     .map(name => name.closest('dt').id + ': ' + name.textContent)"""
 
 
-@pytest.mark.parametrize("width", [NARROWEST, PHONE])
+@pytest.mark.parametrize("width", [PHONE, COMMON_PHONE])
 def test_no_signature_cuts_a_parameter_s_name(open_page, width):
     """On a phone the API page's signatures wrap between their parameters
     (also after the opening bracket), never inside a name but at a long
     name's break points: the class MultiHeadAttention's signature broke as
     "(d_" / "model=512" (book.css)."""
-    page, _ = open_page("book/api.html", width=width)
+    page, _ = open_page(PAGES["api"], width=width)
     assert page.locator("dl.py > dt.sig .sig-param").count() > 100
     assert page.evaluate(CUT_PARAMETERS) == []

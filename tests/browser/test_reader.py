@@ -6,6 +6,7 @@ import pytest
 
 from booktools.book import PAGES
 from booktools.colours import contrast, rgb
+from booktools.pages import COMMON_PHONE, DESKTOP, PHONE
 
 pytestmark = pytest.mark.browser
 
@@ -24,7 +25,7 @@ def test_figures_stay_readable_in_dark_mode(browser, site_url):
     """In the theme's dark mode the figures keep their own opaque light
     background, so dark text and colour bars stay legible."""
     context = browser.new_context(
-        color_scheme="dark", viewport={"width": 1280, "height": 900}
+        color_scheme="dark", viewport={"width": DESKTOP, "height": 900}
     )
     try:
         page = context.new_page()
@@ -54,7 +55,7 @@ def test_figures_stay_readable_in_dark_mode(browser, site_url):
         context.close()
 
 
-@pytest.mark.parametrize("width", [1280, 420])
+@pytest.mark.parametrize("width", [DESKTOP, 420])
 def test_exactly_one_search_field_is_visible(open_page, width):
     """On a wide screen the sidebar's search field is the only one (the theme
     would otherwise repeat it in a header bar above every page); on a phone
@@ -91,7 +92,7 @@ def test_contents_panel_fits_long_code_headings(open_page):
 def test_figures_open_at_full_size_on_a_phone(open_page):
     """On a phone a figure is shrunk to the width of the screen; tapping it
     opens the picture itself, drawn at twice the size it is shown at."""
-    page, _ = open_page(PAGES["figures"], width=360)
+    page, _ = open_page(PAGES["figures"], width=PHONE)
     figure = page.locator(".cell_output a.image-reference").first
     figure.scroll_into_view_if_needed()
     shown = figure.locator("img").evaluate("img => img.getBoundingClientRect().width")
@@ -148,7 +149,7 @@ def test_references_read_as_a_list_on_a_phone(open_page):
     """On a phone every entry of the list of references starts where the
     prose does, its other lines indented under it, with room before the
     next one (the entries' labels are hidden: no empty column for them)."""
-    page, _ = open_page("book/references.html", width=390)
+    page, _ = open_page(PAGES["references"], width=COMMON_PHONE)
     entries = page.evaluate(REFERENCES)
     assert len(entries) >= 10
     assert all(abs(e["first"]) <= 2 for e in entries), entries[:3]
@@ -161,7 +162,7 @@ def test_figure_captions_are_as_easy_to_read_as_the_prose(open_page):
     """A figure's caption is in the prose's weight, not the theme's light one
     (300: thin grey strokes that read pale on a phone), and its colour keeps
     at least 4.5:1 against the page."""
-    page, _ = open_page("book/07_trained_heads.html", width=390)
+    page, _ = open_page(PAGES["figures"], width=COMMON_PHONE)
     found = page.evaluate(
         """() => [...document.querySelectorAll('.bd-article figcaption')].map(c => {
             const s = getComputedStyle(c.querySelector('.caption-text') || c);
@@ -196,7 +197,7 @@ UNDERSCORED_LINKS = """() => [...document.querySelectorAll('.bd-article a')]
 def test_a_link_s_underline_runs_below_the_underscores_of_its_code(open_page):
     """A link made of code (``circuits.ov_circuit``) is underlined below its
     underscores, not through them: else ``ov_circuit`` reads ``ov circuit``."""
-    page, _ = open_page("book/12_reading_heads.html", width=390)
+    page, _ = open_page(PAGES["code links"], width=COMMON_PHONE)
     links = page.evaluate(UNDERSCORED_LINKS)
     assert len(links) >= 3, links
     hidden = [link for link in links if not link["underline"] >= link["underscore"] + 1]

@@ -41,6 +41,12 @@ PAGES = {
     "tables": "book/glossary.html",
     "api": "book/api.html",
     "exercises": "book/10_block.html",  # exercises that link to other chapters
+    "after the longest title": "book/10_block.html",  # its previous: chapter 9
+    "wide code": "book/09_pytorch.html",  # code cells that scroll on a phone
+    "code listing": "book/13_two_layers.html",  # a cell's output listing code
+    "code links": "book/12_reading_heads.html",  # links made of code names
+    "math": "book/05_merge.html",  # formulas
+    "references": "book/references.html",
 }
 
 

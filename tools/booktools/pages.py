@@ -74,7 +74,7 @@ def open_page(
     browser,
     base: str,
     path: str,
-    width: int = 1280,
+    width: int = DESKTOP,
     height: int = 900,
     layout_shifts: bool = False,
     **context_options,

@@ -64,7 +64,7 @@ $(STAMP): requirements.txt constraints.txt pyproject.toml tools/pyproject.toml
 
 # The site, from the outputs stored in the chapters (it executes nothing: they
 # are refreshed by `make execute` and proven current by nbval). Every page is
-# rebuilt each time (about 20 s), so a change to the CSS, the assets, the
+# rebuilt each time, so a change to the CSS, the assets, the
 # configuration or the package's docstrings always reaches the site.
 # The stages of `make test`, each on its own: lint (ruff), the unit tests,
 # nbval (every chapter re-executed, each output compared with the stored one),
@@ -88,7 +88,7 @@ ONE_THREAD  := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 # (`slow`, tests/conftest.py): no worker waits alone at the end.
 SHARED_OUT := --dist worksteal
 # Hypothesis's pytest plugin, only where there are property tests (the unit
-# tests): loading it costs each pytest process about a second of CPU.
+# tests): loading it costs every pytest process CPU time.
 NO_PROPERTY_TESTS := -p no:hypothesispytest
 LINTED := src tools tests benchmarks book scripts _ext
 # The unit tests: every test outside tests/browser (tests/conftest.py stops a
@@ -121,8 +121,8 @@ book: $(STAMP) bytecode
 	rm -rf _build/html
 	$(STATIC) $(TIMED) $(BIN)/jupyter-book build . -W -n --keep-going --all
 
-# Three workers: a page test spends about two fifths of its time waiting (a
-# slow network's late files, a page settling after a resize), which a third
+# Three workers: a page test spends much of its time waiting (a slow
+# network's late files, a page settling after a resize), which a third
 # worker fills.
 browser: $(STAMP) bytecode
 	@$(BIN)/python -m booktools.chromium

@@ -11,9 +11,9 @@ Public names:
   (``$CHROMIUM_HEADLESS_SHELL``, by default Debian's
   ``/usr/bin/chromium-headless-shell``), for the browser tests: the same
   engine (Blink and V8 of the same release) without the browser's own
-  window and its user interface, which cost the full browser about 1 s of
-  CPU for every page a test opens (a page in the shell: 0.4–0.7 s, in the
-  browser 1.4–2.5 s). Where it is not installed, the tests use ``CHROMIUM``.
+  window and its user interface, which cost the full browser CPU time for
+  every page a test opens. Where it is not installed, the tests use
+  ``CHROMIUM``.
 - ``CHROMIUM_ARGS``: headless as root, reaching nothing but this machine;
   :func:`launch`.
 """
@@ -38,7 +38,7 @@ CHROMIUM_ARGS = [
     # that is not there, and fails (Chromium sends loopback requests, such as
     # the tests' server's, past any proxy). A test logs such requests itself,
     # without intercepting every request (which costs the page its cache
-    # and the test about 0.2 s of CPU a page).
+    # and the test CPU time for every page).
     "--proxy-server=127.0.0.1:9",
 ]
 

@@ -251,12 +251,11 @@ def axe_settings(path: str, mode: str) -> tuple[dict, dict]:
     # Only colours change with the mode: the other rules ran in light mode.
     options = ONLY_CONTRAST if mode == "dark" else {}
     if path == PAGES["api"]:
-        # The API page's entries all share a few styles, and axe takes about
-        # 10 s on the whole page (its colour-contrast rule, one text at a
-        # time): API_SAMPLE, a few sections that hold every kind of element
-        # and class the page's text has (a site test holds it so), is
-        # checked; its header and sidebars are those of the other pages,
-        # checked whole.
+        # The API page's entries all share a few styles, and axe is slow on
+        # the whole page (its colour-contrast rule, one text at a time):
+        # API_SAMPLE, a few sections that hold every kind of element and
+        # class the page's text has (a site test holds it so), is checked;
+        # its header and sidebars are those of the other pages, checked whole.
         scope["include"] = [[f'[id="{section}"]'] for section in API_SAMPLE]
     return scope, options
 

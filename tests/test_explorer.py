@@ -1,8 +1,9 @@
 """mha.explorer: what an explorer is given and the networks it makes, the
 package's reading of a setting, the weights as the page receives them, the
 notebook forms (the front end with its data, a digest for nbval), and the
-front end's colours. The page's own numbers are held equal to the package's
-in a real browser (tests/browser/test_explorer_numbers.py)."""
+page's words and look, the package's. The page's own numbers are held equal
+to the package's by node (tests/test_explorer_js.py) and in a real browser
+(tests/browser/test_explorer_numbers.py)."""
 
 from __future__ import annotations
 
@@ -10,17 +11,17 @@ import html
 import json
 import re
 
-import numpy
 import pytest
 import torch
-from matplotlib import colormaps
 from refusal import refuses, row_ids
 
 import mha
 from mha import training
 from mha.explorer import models
+from mha.explorer.look import caption, page
 from mha.explorer.models import Network, decoded, padded, reading, weights_data
 from mha.explorer.notebook import MIME, front_end, title
+from mha.plotting.core import BLOCKED_FACE, BLOCKED_LINES, HEAD_COLOURS
 from mha.training import AGREEMENT, NEIGHBOURS, PREVIOUS_WORD
 
 
@@ -246,15 +247,45 @@ def test_the_picture_title_names_the_model_heads_and_mask():
     assert title("x", None, 2, "causal", causal=True) == "2 heads, causal mask"
 
 
-def test_the_page_s_colours_are_matplotlib_s_cividis():
-    js = front_end("explorer.js")
-    table = "".join(
-        re.findall(
-            r'"([0-9a-f]+)"', js[js.index("var CIVIDIS") : js.index("var TICKS")]
-        )
+def test_the_page_gets_every_word_and_colour_from_the_package(playground):
+    """The data holds the page's words and look (the package's colour map,
+    ticks, greys, head colours and grid; a title and a caption for each
+    model, head count and mask); given again, stored data gets this
+    package's words and look and loses what it no longer holds."""
+    data = playground.data
+    assert list(data)[0] == "choice"  # tests/nbval_sanitize.cfg finds it by that
+    assert data["look"]["headColours"] == list(HEAD_COLOURS)
+    assert data["look"]["columns"] == {"1": 1, "2": 2, "4": 2, "8": 4}
+    assert data["look"]["blocked"]["light"] == {
+        "face": BLOCKED_FACE,
+        "lines": BLOCKED_LINES,
+    }
+    assert [text for _, text in data["look"]["ticks"]] == [
+        "0", "0.05", "0.2", "0.4", "0.6", "0.8", "1"
+    ]  # fmt: skip
+    assert len(data["look"]["colours"]) == 256 * 6
+    assert (
+        data["titles"]["random"]["2"]["causal"]
+        == "random weights, 2 heads, causal mask"
     )
-    colours = colormaps["cividis"](numpy.arange(256), bytes=True)[:, :3]
-    assert table == "".join(bytes(int(v) for v in c).hex() for c in colours)
+    assert (
+        data["captions"]["trained"]["8"]["padding"].format(sentence="a b", n_pad=1)
+        == "“a b” · 8 heads (d_key = 1) · padding mask, 1 trailing <pad> · trained weights"
+    )
+    stored = {**data, "headColours": ["#000000"], "words": {"show": "old"}}
+    assert page(stored) == data
+    two = mha.attention_explorer(
+        {"one layer": training.load(training.FRONTED, 4, 0),
+         "two layers": training.load(training.FRONTED, 4, 0, n_layers=2)},
+        vocab=training.FRONTED,
+    ).data  # fmt: skip
+    assert two["captions"]["two layers"]["4"]["none"].endswith(
+        " · two layers · 2 layers on a residual stream"
+        " · causal in every layer (the model's own mask)"
+    )
+    assert caption("{x}", "Model:", 1, 8, "none").format(sentence="s") == (
+        "“s” · 1 head (d_key = 8) · no mask · {x}"
+    )
 
 
 BAD_INPUT = [

@@ -9,13 +9,21 @@ import json
 from importlib.metadata import entry_points
 from types import SimpleNamespace
 
+import pytest
 from docutils import nodes
 from myst_nb.core.render import MimeData, get_mime_priority
 
+import mha
 from mha.explorer import site
-from mha.explorer.notebook import MIME, STATIC
+from mha.explorer.look import CALL_KEYS
+from mha.explorer.notebook import MIME, front_end
 
-DATA = {"sentences": ["a </script> b"], "weights": []}
+
+@pytest.fixture(scope="module")
+def stored():
+    """An explorer's data as a notebook stores it, a sentence with markup."""
+    data = mha.attention_explorer(weights=["random"], head_counts=[1]).data
+    return {key: data[key] for key in CALL_KEYS} | {"sentences": ["a </script> b"]}
 
 
 def test_the_plugin_is_registered_for_myst_nb_and_chosen_first_on_html_pages():
@@ -29,8 +37,8 @@ def test_the_plugin_is_registered_for_myst_nb_and_chosen_first_on_html_pages():
     assert MIME not in get_mime_priority("latex", [])
 
 
-def test_an_explorer_output_becomes_its_element_with_its_data():
-    for content in (DATA, json.dumps(DATA)):
+def test_an_explorer_output_becomes_its_element_with_its_data(stored):
+    for content in (stored, json.dumps(stored)):
         (node,) = site.ExplorerMime.handle_mime(None, MimeData(MIME, content), False)
         assert isinstance(node, nodes.raw) and node["format"] == "html"
         assert site.CLASS in node["classes"]
@@ -38,22 +46,23 @@ def test_an_explorer_output_becomes_its_element_with_its_data():
         assert text.startswith('<div class="mha-explorer">')
         assert '<script type="application/json" class="mha-data">' in text
         assert text.count("</script>") == 1  # the data's "</script>" stays text
-        assert (
-            json.loads(text.split('class="mha-data">')[1].split("</script>")[0]) == DATA
-        )
+        shown = json.loads(text.split('class="mha-data">')[1].split("</script>")[0])
+        assert shown == site.page(stored)  # with this package's words and look
+        assert shown["sentences"] == stored["sentences"] and shown["words"]
         assert "<noscript>" in text
 
 
-def test_other_outputs_are_left_to_myst_nb():
+def test_other_outputs_are_left_to_myst_nb(stored):
     assert (
         site.ExplorerMime.handle_mime(None, MimeData("text/html", "<p>"), False) is None
     )
-    assert site.ExplorerMime.handle_mime(None, MimeData(MIME, DATA), True) is None
+    assert site.ExplorerMime.handle_mime(None, MimeData(MIME, stored), True) is None
 
 
 class App:
-    def __init__(self):
+    def __init__(self, folder):
         self.js, self.css, self.hooks = [], [], {}
+        self.doctreedir = folder
 
     def add_js_file(self, name, **kwargs):
         self.js.append((name, kwargs))
@@ -65,20 +74,21 @@ class App:
         self.hooks[event] = hook
 
 
-def test_the_front_end_loads_on_pages_with_an_explorer_only():
-    app = App()
+def test_the_front_end_loads_on_pages_with_an_explorer_only(stored, tmp_path):
+    app = App(tmp_path)
     assert site.setup(app)["parallel_read_safe"]
     config = SimpleNamespace(html_static_path=["assets"])
     app.hooks["config-inited"](app, config)
-    assert config.html_static_path == ["assets", str(STATIC)]
-    assert {p.name for p in STATIC.iterdir()} >= {"explorer.js", "explorer.css"}
+    assert config.html_static_path == ["assets", str(tmp_path / "mha-explorer")]
+    for name in ("explorer.js", "explorer.css"):  # the script joined from its modules
+        assert (tmp_path / "mha-explorer" / name).read_text() == front_end(name)
     plain = nodes.document(None, None)
     plain += nodes.raw("", "<p>x</p>", format="html")
     app.hooks["html-page-context"](app, "intro", "page.html", {}, plain)
     app.hooks["html-page-context"](app, "search", "search.html", {}, None)
     assert app.js == [] and app.css == []
     with_one = nodes.document(None, None)
-    with_one += site.ExplorerMime.handle_mime(None, MimeData(MIME, DATA), False)
+    with_one += site.ExplorerMime.handle_mime(None, MimeData(MIME, stored), False)
     app.hooks["html-page-context"](app, "chapter", "page.html", {}, with_one)
     assert app.js == [("explorer.js", {"loading_method": "defer"})]
     assert app.css == ["explorer.css"]

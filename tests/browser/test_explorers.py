@@ -240,3 +240,78 @@ def test_on_a_phone_a_tap_selects_no_text_and_the_box_s_hint_fits(open_page):
     page.wait_for_timeout(100)  # a selection change is reported in a task of its own
     assert page.evaluate("window.__selections") == []
     assert log.problems() == [], "\n".join(log.problems())
+
+
+# For each explorer of the page: its ids, and where each of its labels,
+# outputs and the canvas's description point (inside it or not).
+IDS_JS = """() => {
+    const roots = [...document.querySelectorAll('.mha-explorer')];
+    const ids = [...document.querySelectorAll('[id]')].map(e => e.id);
+    return {duplicates: ids.filter((id, i) => ids.indexOf(id) !== i),
+            explorers: roots.map(root => {
+        const pointers = [...root.querySelectorAll('label[for], output[for]')]
+            .map(e => e.getAttribute('for'))
+            .concat([...root.querySelectorAll('[aria-labelledby]')]
+                .map(e => e.getAttribute('aria-labelledby')));
+        return {ids: [...root.querySelectorAll('[id]')].length,
+                outside: pointers.filter(id => !root.contains(document.getElementById(id)))};
+    })};
+}"""
+
+# A notebook output added to the page once it has loaded, its script run, as
+# JupyterLab shows the output of a cell run or of another notebook opened.
+ADD_OUTPUT_JS = """(html) => {
+    const box = document.createElement('section');
+    box.innerHTML = html;
+    document.body.append(box);
+    box.querySelectorAll('script:not([type])').forEach(old => {
+        const script = document.createElement('script');
+        script.textContent = old.textContent;
+        old.replaceWith(script);
+    });
+}"""
+
+
+def test_two_explorers_on_one_page_each_have_their_own_ids(browser, tmp_path):
+    """Two notebook outputs in one page, each with its own copy of the
+    script, the second added after the first had drawn (two notebooks open
+    in one JupyterLab): every id of the page is unique, each explorer's
+    labels and the canvas's description point into it, and its label
+    "Or type:" gives the focus to its own box."""
+    import mha
+
+    outputs = [
+        mha.attention_explorer(weights=[w], head_counts=[2, 4])._repr_mimebundle_()[
+            "text/html"
+        ]
+        for w in ("random", "trained")
+    ]
+    path = tmp_path / "two.html"
+    path.write_text(
+        '<!doctype html><html lang="en"><meta charset="utf-8"><title>two</title>'
+        f"<body><section>{outputs[0]}</section></body></html>"
+    )
+    context = browser.new_context(viewport={"width": 760, "height": 900})
+    try:
+        page = context.new_page()
+        errors = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(path.as_uri())
+        wait_until_drawn(page.locator(EXPLORER).first)
+        page.evaluate(ADD_OUTPUT_JS, outputs[1])
+        roots = page.locator(EXPLORER).all()
+        assert len(roots) == 2
+        wait_until_drawn(roots[1])
+        found = page.evaluate(IDS_JS)
+        assert found["duplicates"] == []
+        assert [e["outside"] for e in found["explorers"]] == [[], []]
+        assert all(e["ids"] >= 4 for e in found["explorers"])
+        for root in roots:
+            root.locator("label", has_text="Or type:").click()
+            assert root.evaluate("r => r.contains(document.activeElement)")
+            page.keyboard.type("basic example")
+            page.keyboard.press("Enter")
+            assert shown(root)["state"]["sentence"] == "basic example"
+        assert errors == []
+    finally:
+        context.close()

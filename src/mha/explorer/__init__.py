@@ -4,8 +4,10 @@ read, computed in the reader's page from the model's weights.
 :func:`attention_explorer` makes one. :mod:`~mha.explorer.models` turns what
 it is given into networks (the weights, the vocabulary, the layers) and
 computes, with the package, what each setting shows;
+``mha.explorer.look`` holds every word and colour the page shows;
 :mod:`~mha.explorer.notebook` is the explorer as a notebook output;
-``static/explorer.js`` is its one front end, on the book's site
+``explorer.js``, joined from the ES modules in ``static/`` (computing,
+words, drawing, interface), is its one front end, on the book's site
 (:mod:`~mha.explorer.site`) and in a notebook alike.
 """
 

@@ -1,8 +1,10 @@
 """The explorer as a notebook output: what the page receives, and the forms a
 notebook stores.
 
-Its one front end, ``static/explorer.js``, computes every setting in the page
-from the models' weights; the state of the controls lives there alone. A
+Its one front end, ``explorer.js`` (:func:`front_end` joins it from the ES
+modules in ``static/``), computes every setting in the page from the models'
+weights, with the words and colours the package gives it
+(``mha.explorer.look``); the state of the controls lives there alone. A
 notebook stores three forms of an explorer:
 
 - ``text/html``: the front end with its data, which runs where the notebook's
@@ -22,8 +24,10 @@ import functools
 import hashlib
 import html
 import json
+import re
 from pathlib import Path
 
+from mha.explorer.look import page, title
 from mha.explorer.models import MAX_PAD, Network, padded, reading, weights_data
 from mha.text import tokenize
 
@@ -31,7 +35,11 @@ from mha.text import tokenize
 #: type, which nbval would compare exactly: the random draws' last bits differ
 #: between processors; the text form holds the weights at 4 decimals).
 MIME = "application/vnd.mha.explorer"
-STATIC = Path(__file__).resolve().parent / "static"  # explorer.js, explorer.css
+#: The folder of the front end (explorer.css and the ES modules of the script).
+STATIC = Path(__file__).resolve().parent / "static"
+#: The script's modules by job, in the order one script joins them (each
+#: imports only modules before it).
+MODULES = ("compute.js", "words.js", "draw.js", "interface.js", "main.js")
 NAMES = {  # the controls, top to bottom, by the word a note uses
     "model": "model",
     "sentence": "sentence",
@@ -39,36 +47,50 @@ NAMES = {  # the controls, top to bottom, by the word a note uses
     "n_pad": "padding",
     "n_heads": "heads",
 }
-MASK_TEXT = {"none": "no mask", "causal": "causal mask", "padding": "padding mask"}
+_IMPORT = re.compile(r'^import \{[\w, ]+\} from "\./(\w+\.js)";\n', re.M)
+_DECLARED = re.compile(
+    r"^(?:export )?(?:async )?(?:function\*?|const|let|var|class) (\w+)", re.M
+)
 
 
 @functools.cache
 def front_end(name: str) -> str:
-    """The text of ``static/<name>`` (``explorer.js`` or ``explorer.css``)."""
-    return (STATIC / name).read_text(encoding="utf-8")
-
-
-def title(
-    option: str | None,
-    choice: str | None,
-    n_heads: int,
-    mask: str,
-    causal: bool = False,
-) -> str:
-    """The picture's title: the model option, the heads, the mask and, for a
-    model ``causal`` in every layer, that its own causal mask blocks keys too
-    (as ``explorer.js`` writes it; a browser test holds the two equal)."""
-    shown = MASK_TEXT[mask]
-    if causal and mask == "none":
-        shown = "causal (the model's own)"
-    elif causal and mask == "padding":
-        shown += ", causal"
-    parts = [f"{n_heads} head{'s' * (n_heads > 1)}", shown]
-    if choice == "Weights:":
-        parts.insert(0, f"{option} weights")
-    elif choice == "Model:":
-        parts.insert(0, option)
-    return ", ".join(parts)
+    """``explorer.css``, or ``explorer.js``: the script's modules joined into
+    one classic script (their imports dropped, their exports kept as plain
+    declarations, all in one function's scope), which a page loads and a
+    notebook's HTML output holds."""
+    if name != "explorer.js":
+        return (STATIC / name).read_text(encoding="utf-8")
+    parts, declared = [], {}
+    for i, module in enumerate(MODULES):
+        text = (STATIC / module).read_text(encoding="utf-8")
+        for imported in _IMPORT.findall(text):
+            if imported not in MODULES[:i]:
+                raise ValueError(
+                    f"{module} must import only the modules before it in MODULES "
+                    f"{MODULES[:i]}, got {imported}"
+                )
+        text = _IMPORT.sub("", text)
+        text = re.sub(r"^export (?=(async )?(function|const|let|var|class) )", "", text,
+                      flags=re.M)  # fmt: skip
+        left = re.findall(r"^(import|export)\b.*", text, flags=re.M)
+        if left:
+            raise ValueError(
+                f"{module} must import on one line each and export declarations "
+                f"only, got {left[0]!r}"
+            )
+        for found in _DECLARED.findall(text):
+            if found in declared:
+                raise ValueError(
+                    f"{module} and {declared[found]} must not both declare {found}"
+                )
+            declared[found] = module
+        parts.append(f"// ---- {module} ----\n{text}")
+    return (
+        "// The attention explorer's front end, one script joined from its modules\n"
+        f"// ({', '.join(MODULES)}) by mha.explorer.notebook.front_end.\n"
+        '(function () {\n"use strict";\n' + "\n".join(parts) + "})();\n"
+    )
 
 
 class Explorer:
@@ -129,8 +151,9 @@ class Explorer:
     @functools.cached_property
     def data(self) -> dict:
         """Everything the page needs, as JSON (each distinct set of weights
-        once, with the head counts it is cut into; the controls' options; the
-        heads' colours, the book's figures')."""
+        once, with the head counts it is cut into; the controls' options;
+        the page's words and look, ``mha.explorer.look.page``). Its first key
+        is ``choice`` (tests/nbval_sanitize.cfg finds it by that)."""
         weights, index, models = [], {}, []
         for option, by_heads in self.networks.items():
             for n_heads, network in sorted(by_heads.items()):
@@ -148,11 +171,8 @@ class Explorer:
                     if m["weights"] == index[key] and m["option"] == option
                 )
                 entry["heads"].append(n_heads)
-        from mha.plotting.core import HEAD_COLOURS  # matplotlib: shown, so drawn too
-
-        return {
+        return page({
             "choice": self.choice,
-            "headColours": list(HEAD_COLOURS),
             "options": list(self.networks),
             "models": models,
             "weights": weights,
@@ -167,7 +187,7 @@ class Explorer:
                 "nPad": self.initial["n_pad"],
                 "sentence": self.initial["sentence"],
             },
-        }
+        })  # fmt: skip
 
     # -- what a notebook stores -----------------------------------------------------
 
@@ -199,9 +219,8 @@ class Explorer:
         first, network = self.first()
         s = self.initial
         probs = first.probs[0].masked_fill(first.blocked, float("nan"))
-        grid = {1: (1, 1), 2: (1, 2), 4: (2, 2), 8: (2, 4)}[network.n_heads]
         figure = display_attention(
-            first.tokens, first.tokens, probs, network.n_heads, *grid,
+            first.tokens, first.tokens, probs, network.n_heads,
             title=title(
                 s["option"], self.choice, s["n_heads"], s["mask"], network.causal
             ),
@@ -211,7 +230,7 @@ class Explorer:
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
         data = self.data
         picture = base64.b64encode(self.picture()).decode("ascii")
-        page = (
+        markup = (
             '<div class="mha-explorer">'
             f"<style>{front_end('explorer.css')}</style>"
             '<div class="mha-fallback">'
@@ -221,7 +240,7 @@ class Explorer:
             f'<script type="application/json" class="mha-data">{script_json(data)}'
             f"</script><script>{front_end('explorer.js')}</script></div>"
         )
-        return {"text/plain": repr(self), "text/html": page, MIME: script_json(data)}
+        return {"text/plain": repr(self), "text/html": markup, MIME: script_json(data)}
 
 
 def script_json(data) -> str:

@@ -7,18 +7,24 @@ explorer's output type and a Sphinx extension for its front end.
   :data:`~mha.explorer.notebook.MIME`, before its ``text/html`` form, and
   renders it as an element holding the explorer's data, which the front end
   draws (no picture stored, nothing to fetch).
+  The data gets the words and look of the package that builds the site
+  (``mha.explorer.look.page``), whichever package stored it.
 - ``setup`` (``extensions: [mha.explorer.site]``) serves the front end,
-  ``explorer.js`` and ``explorer.css`` from the package, and loads them
-  (deferred) on the pages that have an explorer only.
+  ``explorer.js`` (joined from the package's modules) and ``explorer.css``,
+  and loads them (deferred) on the pages that have an explorer only.
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from docutils import nodes
 
-from mha.explorer.notebook import MIME, STATIC, script_json
+from mha.explorer.look import page
+from mha.explorer.notebook import MIME, front_end, script_json
+
+FILES = ("explorer.js", "explorer.css")  # the front end, as the site serves it
 
 CLASS = "mha-explorer-output"  # the raw node of an explorer, for html-page-context
 
@@ -45,11 +51,18 @@ class ExplorerMime:
         content = data.content
         if isinstance(content, (str, bytes)):
             content = json.loads(content)
-        return [nodes.raw("", page_html(content), format="html", classes=[CLASS])]
+        return [nodes.raw("", page_html(page(content)), format="html", classes=[CLASS])]
 
 
 def _static_path(app, config) -> None:
-    config.html_static_path.append(str(STATIC))
+    """The front end written beside the build's doctrees, a static folder."""
+    folder = Path(app.doctreedir) / "mha-explorer"
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in FILES:
+        path = folder / name
+        if not path.exists() or path.read_text(encoding="utf-8") != front_end(name):
+            path.write_text(front_end(name), encoding="utf-8")
+    config.html_static_path.append(str(folder))
 
 
 def _front_end(app, pagename, templatename, context, doctree) -> None:

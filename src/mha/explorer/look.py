@@ -1,0 +1,197 @@
+"""What an explorer's page says and how it looks, from the package alone: its
+words (every label and message, the picture's title and caption), the
+book's colours (cividis on the square-root scale, each head's colour, the
+look of a blocked key), the colour bar's ticks and the grid of heads.
+
+:func:`page` adds them to the data an explorer holds; the front end
+(``static/*.js``) fills in the numbers and the words of each setting and
+lays them out. Its words are Python format strings (``{name}``, and ``{{``
+for a brace), which the page fills as ``str.format`` does.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from mha.text import PAD
+
+#: Each word the page shows that is not data (labels, messages, the words of
+#: the description and the answers).
+WORDS = {
+    "settings": "Settings of the attention explorer",
+    "sentence": "Sentence:",
+    "text": "Or type:",
+    "placeholder": "your sentence",
+    "show": "Show",
+    "yourSentence": "your sentence: {sentence}",
+    "words": "The model's words (tap one to add it)",
+    "removeWord": "remove the last word",
+    "mask": "Mask:",
+    "nPad": "Padding tokens:",
+    "nHeads": "Heads:",
+    "row": "Query word:",
+    "rowOption": "{row}: {token}",
+    "empty": (
+        "the box is empty: type a sentence, then press Enter (the picture "
+        "shows the sentence chosen above)"
+    ),
+    "noWord": "{text} has no word (letters or digits): type a sentence of the model's words",
+    "unknown": "not a word this model knows: {words}{more} (its {count} words are below)",
+    "more": " and {count} more",
+    "tooLong": (
+        "the sentence has {count} words; this model reads at most {most} "
+        "(the length of its position table)"
+    ),
+    "noModel": "no {option} model with {heads} heads",
+    "quoted": "“{text}”",
+    "list": ", ",
+    "headList": "; ",
+    "layerList": ". ",
+    "head": "head {head}",
+    "layer": "layer {layer}",
+    "described": "{title}. {description}",
+    "looks": "Where “{word}” (position {row}) looks most: {layers}.",
+    "inLayer": "layer {layer}: {heads}",
+    "headAt": "head {head} at “{token}” ({p})",
+    "headNowhere": "head {head} nowhere (every key blocked)",
+    "blockedFor": " Keys blocked for it (grey, hatched): {keys}.",
+    "answerAt": "The model's answer at “{at}” ({name}): {word} (probability {p})",
+    "noAnswer": "The model answers at “{at}”: this sentence has none.",
+    "answers": "The model's {name} word at each position: {pairs}",
+    "pair": "{token} → {word}",
+}
+MASK_TEXT = {"none": "no mask", "causal": "causal mask", "padding": "padding mask"}
+#: The maps' numbers: dark on the light half of the colour map, white on the
+#: dark half (as mha.plotting.core.heatmap writes them).
+NUMBER_INK = {"dark": "white", "light": "black", "at": 0.5}
+#: A blocked key on a dark page (the book's figures sit on white and use
+#: mha.plotting.core's BLOCKED_FACE and BLOCKED_LINES, as the light page does).
+BLOCKED_ON_DARK = {"face": "#4a4a4a", "lines": "#7a7a7a"}
+
+
+def title(
+    option: str | None,
+    choice: str | None,
+    n_heads: int,
+    mask: str,
+    causal: bool = False,
+) -> str:
+    """The picture's title: the model option, the heads, the mask and, for a
+    model ``causal`` in every layer, that its own causal mask blocks keys too."""
+    shown = MASK_TEXT[mask]
+    if causal and mask == "none":
+        shown = "causal (the model's own)"
+    elif causal and mask == "padding":
+        shown += ", causal"
+    parts = [f"{n_heads} head{'s' * (n_heads > 1)}", shown]
+    if choice == "Weights:":
+        parts.insert(0, f"{option} weights")
+    elif choice == "Model:":
+        parts.insert(0, option)
+    return ", ".join(parts)
+
+
+def caption(
+    option: str,
+    choice: str | None,
+    n_heads: int,
+    d_key: int,
+    mask: str,
+    n_layers: int = 1,
+    residual: bool = False,
+    causal: bool = False,
+) -> str:
+    """The picture's caption, a format string of ``{sentence}`` and
+    ``{n_pad}`` (the ``<pad>`` tokens shown)."""
+    text = (
+        f"“{{sentence}}” · {n_heads} head{'s' * (n_heads > 1)} (d_key = {d_key}) · "
+        + MASK_TEXT[mask]
+        + (f", {{n_pad}} trailing {PAD}" if mask == "padding" else "")
+    )
+    if choice == "Weights:":
+        text += f" · {_braced(option)} weights"
+    elif choice == "Model:":
+        text += f" · {_braced(option)}"
+    if n_layers > 1:
+        text += f" · {n_layers} layers" + (" on a residual stream" * residual)
+    if causal and mask != "causal":
+        text += " · causal in every layer (the model's own mask)"
+    return text
+
+
+def _braced(text: str) -> str:
+    """``text`` inside a format string: its braces doubled."""
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+@functools.cache
+def look() -> dict:
+    """The book's colours, ticks and greys, as the page draws them."""
+    from matplotlib import colormaps
+
+    from mha.plotting import core  # matplotlib: an explorer shown is drawn too
+
+    table = colormaps[core.CMAP](range(256), bytes=True)[:, :3]
+    return {
+        "colours": "".join(bytes(int(v) for v in rgb).hex() for rgb in table),
+        "gamma": float(core.probability_scale().gamma),
+        "ticks": [[p, f"{p:g}"] for p in core.PROBABILITY_TICKS],
+        "headColours": list(core.HEAD_COLOURS),
+        "blocked": {
+            "light": {"face": core.BLOCKED_FACE, "lines": core.BLOCKED_LINES},
+            "dark": BLOCKED_ON_DARK,
+        },
+        "numbers": NUMBER_INK,
+        "query": core.QUERY_AXIS,
+        "key": core.KEY_AXIS,
+        "bar": f"{core.PROBABILITY} (√ scale)",
+        "blockedKey": core.BLOCKED,
+    }
+
+
+def columns(n_heads: int) -> int:
+    """The columns of the book's grid of ``n_heads`` maps
+    (`mha.plotting.core.display_attention`'s: 1, 1 × 2, 2 × 2, 2 × 4)."""
+    from mha.plotting.core import _grid
+
+    return _grid(n_heads, n_heads, None, None)[2]
+
+
+#: The keys of an explorer's data that its call decides, in order (the rest
+#: :func:`page` adds).
+CALL_KEYS = (
+    "choice", "options", "models", "weights", "headCounts", "masks", "maxPad",
+    "sentences", "initial",
+)  # fmt: skip
+
+
+def page(data: dict) -> dict:
+    """An explorer's data: its :data:`CALL_KEYS` (the models and controls
+    `mha.explorer.notebook.Explorer.data` gives) with the page's words and
+    look, this package's: :data:`WORDS`, :func:`look`, the grid of each head
+    count, and the title and caption of every model option, head count and
+    mask. (A stored explorer's data, given to it again, gets the words and
+    look of the package that renders it.)"""
+    data = {key: data[key] for key in CALL_KEYS}
+    titles, captions = {}, {}
+    for entry in data["models"]:
+        weights = data["weights"][entry["weights"]]
+        option, causal = entry["option"], bool(weights.get("causal"))
+        width = weights["layers"][0]["Wq"]["shape"][0]  # n_heads * d_key
+        layers = (len(weights["layers"]), weights["residual"], causal)
+        for n in entry["heads"]:
+            said = [(m, title(option, data["choice"], n, m, causal)) for m in MASK_TEXT]
+            titles.setdefault(option, {})[str(n)] = dict(said)
+            captions.setdefault(option, {})[str(n)] = {
+                m: caption(option, data["choice"], n, width // n, m, *layers)
+                for m in MASK_TEXT
+            }
+    counts = {n for entry in data["models"] for n in entry["heads"]}
+    return {
+        **data,
+        "pad": PAD,
+        "words": WORDS,
+        "look": {**look(), "columns": {str(n): columns(n) for n in sorted(counts)}},
+        "titles": titles,
+        "captions": captions,
+    }

@@ -1,0 +1,457 @@
+// The explorer's interface: its controls (whose state lives here alone),
+// the picture of the state and what it says about it, all in the package's
+// words (data.words), for one element of the page holding its data.
+
+import {Problem, compute, fill, modelOf, range, tokenize} from "./compute.js";
+import {answersText, caption, describe, title} from "./words.js";
+import {layout, paint, textWidth} from "./draw.js";
+
+function html(tag, attributes, parent, text) {
+  var node = document.createElement(tag);
+  Object.keys(attributes || {}).forEach(function (k) { node.setAttribute(k, attributes[k]); });
+  if (text !== undefined) {
+    node.textContent = text;
+  }
+  if (parent) {
+    parent.appendChild(node);
+  }
+  return node;
+}
+
+// Text shown in `node`, changed in place: the page's own scripts watch the
+// chapter for added and removed elements (and then measure every code box),
+// so a change of text adds and removes none.
+function setText(node, text) {
+  var only = node.childNodes.length === 1 && node.firstChild.nodeType === Node.TEXT_NODE;
+  if (only) {
+    if (node.firstChild.data !== text) {
+      node.firstChild.data = text;
+    }
+  } else {
+    node.textContent = text;
+  }
+}
+
+// An element id of its own for each explorer of the page, however many
+// copies of this script the page runs (one per notebook output: JupyterLab
+// shows every notebook open in one page).
+function nextId() {
+  window.mhaExplorerIds = (window.mhaExplorerIds || 0) + 1;
+  return "mha-explorer-" + window.mhaExplorerIds;
+}
+
+export function Explorer(root, data) {
+  var self = this;
+  this.root = root;
+  this.data = data;
+  this.id = nextId();
+  var initial = data.initial;
+  // The state of the controls: what the picture shows. Only show() changes it.
+  this.state = {option: initial.option, nHeads: initial.nHeads, mask: initial.mask,
+                nPad: initial.nPad, sentence: initial.sentence, row: null};
+  this.chosen = initial.sentence;  // the last listed sentence chosen
+  this.build();
+  // Keys typed here are the explorer's: not a notebook's shortcuts (in
+  // JupyterLab, Enter or "a" in command mode would edit the notebook).
+  root.setAttribute("data-lm-suppress-shortcuts", "true");
+  root.addEventListener("keydown", function (event) { event.stopPropagation(); });
+  this.form.addEventListener("input", function (event) { self.changed(event); });
+  this.form.addEventListener("change", function (event) { self.changed(event); });
+  this.form.addEventListener("submit", function (event) {
+    event.preventDefault();
+    self.typed();
+  });
+  this.words.addEventListener("click", function (event) {
+    var word = event.target.closest("button");
+    if (word) {
+      self.tapped(word);
+    }
+  });
+  // The picture's width, read once and then when it changes (reading it
+  // after each change would make the browser lay out the page at once).
+  // The canvas is drawn at that width: never scaled, so never blurred.
+  var box = this.canvas.parentNode;
+  this.width = box.clientWidth;
+  this.show(this.state);
+  this.warm();
+  if (window.ResizeObserver) {
+    new ResizeObserver(function (entries) {
+      var width = Math.floor(entries[0].contentRect.width);
+      if (width !== self.width) {
+        self.width = width;
+        self.repaint();
+      }
+    }).observe(box);
+  }
+  // The canvas follows the page: its colours when the page turns dark or
+  // light (the book's theme, JupyterLab's, the system's), its pixels when
+  // the device pixel ratio changes (zoom, another screen).
+  var recolour = function () {
+    self.ink = null;
+    self.repaint();
+  };
+  var themes = new MutationObserver(recolour);
+  themes.observe(document.documentElement, {attributes: true,
+                                            attributeFilter: ["data-theme", "class"]});
+  themes.observe(document.body, {attributes: true,
+                                 attributeFilter: ["data-jp-theme-light", "data-theme"]});
+  if (window.matchMedia) {
+    window.matchMedia("(prefers-color-scheme: dark)").addEventListener("change", recolour);
+    var watchRatio = function () {
+      window.matchMedia("(resolution: " + window.devicePixelRatio + "dppx)")
+        .addEventListener("change", function () {
+          self.repaint();
+          watchRatio();
+        }, {once: true});
+    };
+    watchRatio();
+  }
+}
+
+// The controls, from the data: one row each, a label in a column of its own.
+Explorer.prototype.build = function () {
+  var data = this.data, words = data.words, id = this.id, s = this.state;
+  var form = this.form = html("form", {"class": "mha-controls",
+                                       "aria-label": words.settings});
+  var row = function (label, name, control) {
+    var div = html("div", {"class": "mha-row"}, form);
+    html("label", {"class": "mha-label", "for": id + "-" + name}, div, label);
+    control.id = id + "-" + name;
+    control.name = name;
+    div.appendChild(control);
+    return div;
+  };
+  var buttons = function (label, name, options, texts) {
+    var set = html("fieldset", {"class": "mha-row"}, form);
+    html("legend", {"class": "mha-label"}, set, label);
+    var span = html("span", {"class": "mha-buttons"}, set);
+    options.forEach(function (option, i) {
+      var button = html("label", {"class": "mha-button"}, span);
+      var input = html("input", {type: "radio", name: name, value: option}, button);
+      input.checked = option === s[name];
+      html("span", {}, button, texts ? texts[i] : option);
+    });
+  };
+  var slider = function (label, name, values) {
+    var input = html("input", {type: "range", min: 0, max: values.length - 1, step: 1});
+    input.value = Math.max(0, values.indexOf(s[name]));
+    input.setAttribute("data-values", JSON.stringify(values));
+    var div = row(label, name, input);
+    html("output", {"class": "mha-readout", "for": id + "-" + name}, div);
+    return div;
+  };
+  if (data.choice) {
+    buttons(data.choice, "option", data.options);
+  }
+  this.menu = html("select", {});
+  row(words.sentence, "sentence", this.menu);
+  this.listSentences(null);
+  var typing = html("span", {"class": "mha-typing"});
+  this.box = html("input", {type: "text", autocomplete: "off", spellcheck: "false",
+                            placeholder: words.placeholder}, typing);
+  html("button", {type: "submit", "class": "mha-show"}, typing, words.show);
+  var typed = row(words.text, "text", typing);
+  this.box.id = id + "-text";
+  this.box.name = "text";
+  typing.removeAttribute("id");
+  typed.querySelector("label").setAttribute("for", this.box.id);
+  this.words = html("details", {"class": "mha-words"}, form);
+  html("summary", {}, this.words, words.words);
+  html("div", {"class": "mha-word-list"}, this.words);
+  this.message = html("p", {"class": "mha-message", role: "status"}, form);
+  if (data.masks.length > 1) {
+    buttons(words.mask, "mask", data.masks);
+  }
+  if (data.masks.indexOf("padding") >= 0) {
+    this.padding = slider(words.nPad, "nPad", range(data.maxPad).map(function (i) {
+      return i + 1;
+    }));
+    this.padding.classList.add("mha-revealed");
+  }
+  if (data.headCounts.length > 1) {
+    slider(words.nHeads, "nHeads", data.headCounts);
+  }
+  this.figure = html("figure", {"class": "mha-frame"});
+  // The maps, one canvas; what it shows, in words: the description below.
+  this.canvas = html("canvas", {"class": "mha-maps", role: "img",
+                                "aria-labelledby": id + "-description"},
+                     html("div", {"class": "mha-picture"}, this.figure));
+  this.caption = html("figcaption", {"aria-live": "polite"}, this.figure);
+  this.reading = html("div", {"class": "mha-reading"});
+  this.rowMenu = html("select", {});
+  var div = html("div", {"class": "mha-row"}, this.reading);
+  html("label", {"class": "mha-label", "for": id + "-row"}, div, words.row);
+  this.rowMenu.id = id + "-row";
+  this.rowMenu.name = "row";
+  div.appendChild(this.rowMenu);
+  this.description = html("p", {"class": "mha-description", id: id + "-description"},
+                          this.reading);
+  this.answers = html("div", {"class": "mha-answers"}, this.reading);
+  this.rowMenu.addEventListener("change", this.changed.bind(this));
+  var fallback = this.root.querySelector(".mha-fallback");
+  if (fallback) {
+    fallback.remove();
+  }
+  this.root.append(this.form, this.figure, this.reading);
+};
+
+// The sentence drop-down: the listed sentences, and the typed one shown.
+Explorer.prototype.listSentences = function (typed) {
+  var menu = this.menu;
+  this.typedSentence = typed;
+  menu.textContent = "";
+  this.data.sentences.forEach(function (sentence) {
+    html("option", {value: sentence}, menu, sentence);
+  });
+  if (typed !== null && this.data.sentences.indexOf(typed) < 0) {
+    html("option", {value: typed}, menu, fill(this.data.words.yourSentence, {sentence: typed}));
+  }
+  menu.value = typed !== null ? typed : this.state.sentence;
+};
+
+// The form as a setting (what the reader asks for).
+Explorer.prototype.asked = function () {
+  var form = this.form, s = Object.assign({}, this.state);
+  var value = function (name) {
+    var control = form.elements[name];
+    if (!control) {
+      return undefined;
+    }
+    if (control.type === "range") {
+      return JSON.parse(control.getAttribute("data-values"))[Number(control.value)];
+    }
+    return control.value;
+  };
+  ["option", "mask"].forEach(function (name) {
+    var v = value(name);
+    if (v !== undefined) {
+      s[name] = v;
+    }
+  });
+  ["nPad", "nHeads"].forEach(function (name) {
+    var v = value(name);
+    if (v !== undefined) {
+      s[name] = v;
+    }
+  });
+  s.sentence = this.menu.value;
+  s.row = this.rowMenu.value === "" ? null : Number(this.rowMenu.value);
+  return s;
+};
+
+Explorer.prototype.changed = function (event) {
+  if (event.target === this.box) {
+    return;  // typing: shown on Enter
+  }
+  var asked = this.asked();
+  if (event.target === this.menu && this.data.sentences.indexOf(asked.sentence) >= 0) {
+    this.chosen = asked.sentence;
+    this.box.value = "";
+  }
+  if (event.target !== this.rowMenu) {
+    asked.row = null;  // a new picture: its default word
+  }
+  var s = this.state;
+  var same = ["option", "nHeads", "mask", "nPad", "sentence", "row"].every(function (k) {
+    return asked[k] === s[k];
+  });
+  if (!same) {  // a control fires "input" and then "change": one picture
+    this.show(asked);
+  }
+};
+
+// Enter in the text box (or Show).
+Explorer.prototype.typed = function () {
+  var text = this.box.value.trim();
+  if (!text) {
+    if (this.data.sentences.indexOf(this.state.sentence) < 0) {
+      this.show(Object.assign({}, this.state, {sentence: this.chosen, row: null}));
+    }
+    this.say(this.data.words.empty);
+    return;
+  }
+  this.show(Object.assign({}, this.state, {sentence: text, row: null}));
+};
+
+// A tap on one of the model's words: added to the box, and shown.
+Explorer.prototype.tapped = function (button) {
+  var words = tokenize(this.box.value);
+  if (button.hasAttribute("data-remove")) {
+    words.pop();
+  } else {
+    words.push(button.textContent);
+  }
+  this.box.value = words.join(" ");
+  if (words.length) {
+    this.show(Object.assign({}, this.state, {sentence: this.box.value, row: null}));
+  }
+};
+
+// Show setting `s`: compute, draw, and make the controls say it. A setting
+// the model cannot show changes nothing but the message.
+Explorer.prototype.show = function (s) {
+  var result;
+  try {
+    result = compute(this.data, s);
+  } catch (error) {
+    if (!(error instanceof Problem)) {
+      throw error;
+    }
+    this.say(error.message, error.words);
+    this.setForm();
+    return false;
+  }
+  var listed = this.data.sentences.indexOf(s.sentence) >= 0;
+  if (!listed && s.sentence !== this.typedSentence) {
+    this.listSentences(s.sentence);
+  } else if (listed && this.typedSentence !== null) {
+    this.listSentences(null);
+  }
+  this.state = s;
+  this.result = result;
+  this.say("");
+  this.setForm();
+  this.drawn();
+  return true;
+};
+
+// The controls as the state says (after a refused change, too).
+Explorer.prototype.setForm = function () {
+  var form = this.form, s = this.state;
+  form.querySelectorAll("input[type=radio]").forEach(function (radio) {
+    radio.checked = radio.value === String(s[radio.name]);
+  });
+  form.querySelectorAll("input[type=range]").forEach(function (range) {
+    var values = JSON.parse(range.getAttribute("data-values"));
+    range.value = values.indexOf(s[range.name]);
+    range.setAttribute("aria-valuetext", String(s[range.name]));
+    setText(range.parentNode.querySelector("output"), String(s[range.name]));
+  });
+  this.menu.value = s.sentence;
+  if (this.padding) {
+    this.padding.hidden = s.mask !== "padding";
+  }
+  this.listWords();
+};
+
+// The model's words, as buttons that add them to the box.
+Explorer.prototype.listWords = function () {
+  var model = modelOf(this.data, this.state.option, this.state.nHeads);
+  var list = this.words.querySelector(".mha-word-list");
+  if (list.getAttribute("data-vocab") === model.vocab.join(" ")) {
+    return;
+  }
+  list.setAttribute("data-vocab", model.vocab.join(" "));
+  list.textContent = "";
+  model.vocab.slice(2).forEach(function (word) {
+    html("button", {type: "button", "class": "mha-word"}, list, word);
+  });
+  html("button", {type: "button", "class": "mha-word", "data-remove": "",
+                  "aria-label": this.data.words.removeWord}, list, "⌫");
+};
+
+Explorer.prototype.say = function (text, words) {
+  setText(this.message, text);
+  if (words) {
+    this.words.open = true;
+  }
+};
+
+// The picture of the state and what is said about it.
+Explorer.prototype.drawn = function () {
+  var result = this.result, s = this.state, tokens = result.tokens;
+  var row = s.row !== null && s.row < tokens.length ? s.row : this.defaultRow(result);
+  this.row = row;
+  this.repaint();
+  var data = this.data;
+  setText(this.caption, caption(data, s, result));
+  var menu = this.rowMenu, listed = tokens.map(function (t, i) {
+    return fill(data.words.rowOption, {row: i, token: t});
+  });
+  if (menu.getAttribute("data-tokens") !== listed.join("\n")) {  // new words only
+    menu.setAttribute("data-tokens", listed.join("\n"));
+    menu.textContent = "";
+    listed.forEach(function (t, i) { html("option", {value: i}, menu, t); });
+  }
+  menu.value = String(row);
+  setText(this.description, fill(data.words.described, {
+    title: title(data, s), description: describe(data, result, row)}));
+  var answers = this.answers, texts = answersText(data, result);
+  var paragraphs = answers.querySelectorAll("p");
+  if (paragraphs.length === texts.length) {  // the same readouts: their text only
+    texts.forEach(function (text, i) { setText(paragraphs[i], text); });
+  } else {
+    answers.textContent = "";
+    texts.forEach(function (text) { html("p", {}, answers, text); });
+  }
+};
+
+// The maps of the state, at the width the page gives them: laid out, then
+// painted. `picture` is what they show (layout's object).
+Explorer.prototype.repaint = function () {
+  if (!this.result) {
+    return;
+  }
+  var g = this.canvas.getContext("2d"), family = this.family;
+  if (!family) {
+    family = this.family = getComputedStyle(this.root).fontFamily || "sans-serif";
+  }
+  var look = this.data.look;
+  if (!this.ink) {
+    // The page's colours (explorer.css: the theme's text and ground, and
+    // whether the page is dark), the heads' and the blocked keys' the package's.
+    var style = getComputedStyle(this.root);
+    var read = function (name) { return style.getPropertyValue(name).trim(); };
+    var blocked = look.blocked[read("--mha-scheme") === "dark" ? "dark" : "light"];
+    this.ink = {text: read("--mha-text") || style.color, ground: read("--mha-ground"),
+                heads: look.headColours, blocked: blocked.face, hatch: blocked.lines};
+  }
+  var measure = function (text, size, bold) { return textWidth(g, family, text, size, bold); };
+  var width = Math.max(280, Math.min(this.width || 640, 760));
+  this.picture = layout(this.data, this.result, width,
+                        {title: title(this.data, this.state), row: this.row}, measure);
+  this.picture.ink = this.ink;
+  paint(this.canvas, this.picture, this.ink, look, family, window.devicePixelRatio || 1);
+};
+
+// In the browser's idle time after the first picture, one model at a time:
+// each model's weights decoded and a setting of it computed and laid out
+// once (not painted), so that the reader's first change of model waits for
+// neither the decoding nor the first run of its code.
+// (At least one model per call, more while the idle time lasts; where the
+// browser has no idle callback, as Safari, one model per timer.)
+Explorer.prototype.warm = function () {
+  var self = this, s = this.state, todo = this.data.models.slice();
+  var g = this.canvas.getContext("2d"), sentence = this.data.sentences[0];
+  var measure = function (t, size, bold) { return textWidth(g, self.family, t, size, bold); };
+  var later = window.requestIdleCallback || function (f) {
+    return setTimeout(function () { f({timeRemaining: function () { return 0; }}); }, 50);
+  };
+  var next = function (deadline) {
+    do {
+      var m = todo.shift();
+      try {
+        var result = compute(self.data, {option: m.option, nHeads: m.heads[0],
+                                         mask: s.mask, nPad: s.nPad, sentence: sentence});
+        layout(self.data, result, self.width || 640, {title: "", row: null}, measure);
+      } catch (error) {
+        if (!(error instanceof Problem)) {
+          throw error;
+        }
+      }
+    } while (todo.length && deadline.timeRemaining() > 4);
+    if (todo.length) {
+      later(next);
+    }
+  };
+  if (todo.length) {
+    later(next);
+  }
+};
+
+// The word described first: where a readout reads its answer, else the last.
+Explorer.prototype.defaultRow = function (result) {
+  var at = result.model.readouts.map(function (r) { return result.tokens.indexOf(r.at); })
+    .filter(function (i) { return i >= 0; });
+  return at.length ? at[0] : result.tokens.length - 1;
+};

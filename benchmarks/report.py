@@ -61,8 +61,10 @@ def peer(table: str, met: bool) -> str:
         "the chapter-3 layer of *Build a Large Language Model (From Scratch)* (mask "
         "buffer filled in place, no checks), with the same weights; eval mode, no "
         f"gradients, float32, {bench_peer.THREADS} thread, medians of "
-        f"{bench_peer.ROUNDS} interleaved rounds.\n\n"
-        f"{table}\n\nTarget: at most {bench_peer.TARGET:.2f} × the peer at both "
+        f"{bench_peer.ROUNDS} interleaved rounds of one forward pass each: its wall "
+        "time (which other work on the machine stretches) and its CPU time (the "
+        "thread's, which it does not).\n\n"
+        f"{table}\n\nTarget: at most {bench_peer.TARGET:.2f} × the peer's CPU time at both "
         f"sizes — {'met' if met else '**missed**'}.\n"
     )
 

@@ -8,6 +8,7 @@ to the package's by node (tests/test_explorer_js.py) and in a real browser
 from __future__ import annotations
 
 import html
+import inspect
 import json
 import re
 
@@ -21,7 +22,7 @@ from mha.explorer import models
 from mha.explorer.look import caption, page
 from mha.explorer.models import Network, decoded, padded, reading, weights_data
 from mha.explorer.notebook import MIME, front_end, title
-from mha.plotting.core import BLOCKED_FACE, BLOCKED_LINES, HEAD_COLOURS
+from mha.plotting.core import BLOCKED_FACE, BLOCKED_LINES, HEAD_COLOURS, heatmap
 from mha.training import AGREEMENT, NEIGHBOURS, PREVIOUS_WORD
 
 
@@ -264,6 +265,8 @@ def test_the_page_gets_every_word_and_colour_from_the_package(playground):
         "0", "0.05", "0.2", "0.4", "0.6", "0.8", "1"
     ]  # fmt: skip
     assert len(data["look"]["colours"]) == 256 * 6
+    fmt = inspect.signature(heatmap).parameters["fmt"].default  # the maps' numbers
+    assert fmt.format(0.125) == f"{0.125:.{data['look']['decimals']}f}"
     assert (
         data["titles"]["random"]["2"]["causal"]
         == "random weights, 2 heads, causal mask"

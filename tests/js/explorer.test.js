@@ -79,7 +79,7 @@ for (const [name, explorer] of Object.entries(fixtures.explorers)) {
           const next = Math.max(0, ...p.filter((_, j) => j !== best));
           if (p[best] > next + 0.01) {
             const said = fill(data.words.headAt, {head: h, token: got.tokens[best],
-                                                  p: p[best].toFixed(2)});
+                                                  p: p[best].toFixed(data.look.decimals)});
             assert.ok(text.includes(said), said + " in " + text);
           }
         }));
@@ -103,7 +103,7 @@ for (const [name, explorer] of Object.entries(fixtures.explorers)) {
             assert.equal(c.fill, null);
           } else {
             assert.equal(c.fill, colour(look, c.p));
-            assert.ok(c.number === null || c.number === c.p.toFixed(2));
+            assert.ok(c.number === null || c.number === c.p.toFixed(look.decimals));
           }
         })));
         const texts = picture.texts.map((t) => t.text);

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 
-from mha.text import PAD
+from mha.text import PAD, UNK
 
 #: Each word the page shows that is not data (labels, messages, the words of
 #: the description and the answers).
@@ -26,6 +26,7 @@ WORDS = {
     "yourSentence": "your sentence: {sentence}",
     "words": "The model's words (tap one to add it)",
     "removeWord": "remove the last word",
+    "removeKey": "⌫",
     "mask": "Mask:",
     "nPad": "Padding tokens:",
     "nHeads": "Heads:",
@@ -64,6 +65,9 @@ MASK_TEXT = {"none": "no mask", "causal": "causal mask", "padding": "padding mas
 #: The maps' numbers: dark on the light half of the colour map, white on the
 #: dark half (as mha.plotting.core.heatmap writes them).
 NUMBER_INK = {"dark": "white", "light": "black", "at": 0.5}
+#: The decimals of a probability printed in a map (mha.plotting.core.heatmap's
+#: format) and in the page's words.
+DECIMALS = 2
 #: A blocked key on a dark page (the book's figures sit on white and use
 #: mha.plotting.core's BLOCKED_FACE and BLOCKED_LINES, as the light page does).
 BLOCKED_ON_DARK = {"face": "#4a4a4a", "lines": "#7a7a7a"}
@@ -142,6 +146,7 @@ def look() -> dict:
             "dark": BLOCKED_ON_DARK,
         },
         "numbers": NUMBER_INK,
+        "decimals": DECIMALS,
         "query": core.QUERY_AXIS,
         "key": core.KEY_AXIS,
         "bar": f"{core.PROBABILITY} (√ scale)",
@@ -190,6 +195,7 @@ def page(data: dict) -> dict:
     return {
         **data,
         "pad": PAD,
+        "specials": [PAD, UNK],  # the vocabulary's first words, never typed
         "words": WORDS,
         "look": {**look(), "columns": {str(n): columns(n) for n in sorted(counts)}},
         "titles": titles,

@@ -224,9 +224,10 @@ export function quoted(words, text) {
   return fill(words.quoted, {text: text.length > 40 ? text.slice(0, 39) + "…" : text});
 }
 
-// The tokens of a sentence a model can read, or a Problem that says why not.
-function sentenceTokens(model, sentence, words) {
-  var tokens = tokenize(sentence);
+// The tokens of a sentence a model can read, or a Problem that says why not
+// (in data's words; the words of the model's listed are all but data.specials).
+function sentenceTokens(model, sentence, data) {
+  var words = data.words, tokens = tokenize(sentence);
   if (!tokens.length) {
     throw new Problem(fill(words.noWord, {text: quoted(words, sentence.trim() || " ")}),
                       true);
@@ -239,7 +240,7 @@ function sentenceTokens(model, sentence, words) {
       words: unknown.slice(0, 5).map(function (t) { return quoted(words, t); })
         .join(words.list),
       more: unknown.length > 5 ? fill(words.more, {count: unknown.length - 5}) : "",
-      count: model.vocab.length - 2,
+      count: model.vocab.length - data.specials.length,
     }), true);
   }
   if (tokens.length > model.maxLength) {
@@ -264,7 +265,7 @@ export function modelOf(data, option, nHeads) {
 // readout, the word it gives at each position and its probability, model}.
 export function compute(data, setting) {
   var model = modelOf(data, setting.option, setting.nHeads);
-  var tokens = sentenceTokens(model, setting.sentence, data.words);
+  var tokens = sentenceTokens(model, setting.sentence, data);
   var nPad = setting.mask === "padding" ? Math.min(setting.nPad, tokens.length - 1) : 0;
   tokens = tokens.slice(0, tokens.length - nPad).concat(range(nPad).map(function () {
     return data.pad;

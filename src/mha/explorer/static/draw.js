@@ -110,7 +110,7 @@ export function layout(data, result, width, options, measure) {
                              return {p: blocked ? null : p,
                                      fill: blocked ? null : colour(look, p),
                                      light: !blocked && scaled(look, p) > look.numbers.at,
-                                     number: !blocked && cell >= 26 ? number(p) : null};
+                                     number: !blocked && cell >= 26 ? number(look, p) : null};
                            });
                          })});
       if (c === 0) {

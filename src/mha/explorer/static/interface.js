@@ -343,11 +343,14 @@ Explorer.prototype.listWords = function () {
   }
   list.setAttribute("data-vocab", model.vocab.join(" "));
   list.textContent = "";
-  model.vocab.slice(2).forEach(function (word) {
-    html("button", {type: "button", "class": "mha-word"}, list, word);
+  var specials = this.data.specials;
+  model.vocab.forEach(function (word) {
+    if (specials.indexOf(word) < 0) {
+      html("button", {type: "button", "class": "mha-word"}, list, word);
+    }
   });
   html("button", {type: "button", "class": "mha-word", "data-remove": "",
-                  "aria-label": this.data.words.removeWord}, list, "⌫");
+                  "aria-label": this.data.words.removeWord}, list, this.data.words.removeKey);
 };
 
 Explorer.prototype.say = function (text, words) {

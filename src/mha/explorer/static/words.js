@@ -4,9 +4,9 @@
 
 import {fill} from "./compute.js";
 
-// A probability as the maps print it.
-export function number(p) {
-  return p.toFixed(2);
+// A probability as the maps print it (data.look.decimals).
+export function number(look, p) {
+  return p.toFixed(look.decimals);
 }
 
 // The picture's title (mha.explorer.look.title).
@@ -31,7 +31,7 @@ export function describe(data, result, row) {
       if (p[best] === 0) {
         return fill(words.headNowhere, {head: h});
       }
-      return fill(words.headAt, {head: h, token: tokens[best], p: number(p[best])});
+      return fill(words.headAt, {head: h, token: tokens[best], p: number(data.look, p[best])});
     }).join(words.headList);
     return result.layers.length > 1 ? fill(words.inLayer, {layer: l + 1, heads: heads})
       : heads;
@@ -52,7 +52,7 @@ export function answersText(data, result) {
         return fill(words.noAnswer, {at: readout.at});
       }
       return fill(words.answerAt, {at: readout.at, name: readout.name,
-                                   word: answers[at].word, p: number(answers[at].p)});
+                                   word: answers[at].word, p: number(data.look, answers[at].p)});
     }
     return fill(words.answers, {name: readout.name, pairs: result.tokens.map(function (t, i) {
       return fill(words.pair, {token: t, word: answers[i].word});

@@ -133,7 +133,7 @@ def test_without_torch_on_linux_it_asks_for_the_cpu_build(versions, pip, monkeyp
     assert call["command"][-3:] == [
         "torch>=2.0",
         "--extra-index-url",
-        "https://download.pytorch.org/whl/cpu",
+        mha_setup.CPU_INDEX,
     ]
     assert "torch==" not in call["constraints"]
 

@@ -3,7 +3,7 @@
 // words (data.words), for one element of the page holding its data.
 
 import {Problem, compute, fill, modelOf, range, tokenize} from "./compute.js";
-import {answersText, caption, describe, title} from "./words.js";
+import {answersText, caption, describe, firstRow, title} from "./words.js";
 import {layout, paint, textWidth} from "./draw.js";
 
 function html(tag, attributes, parent, text) {
@@ -222,13 +222,7 @@ Explorer.prototype.asked = function () {
     }
     return control.value;
   };
-  ["option", "mask"].forEach(function (name) {
-    var v = value(name);
-    if (v !== undefined) {
-      s[name] = v;
-    }
-  });
-  ["nPad", "nHeads"].forEach(function (name) {
+  ["option", "mask", "nPad", "nHeads"].forEach(function (name) {
     var v = value(name);
     if (v !== undefined) {
       s[name] = v;
@@ -363,7 +357,7 @@ Explorer.prototype.say = function (text, words) {
 // The picture of the state and what is said about it.
 Explorer.prototype.drawn = function () {
   var result = this.result, s = this.state, tokens = result.tokens;
-  var row = s.row !== null && s.row < tokens.length ? s.row : this.defaultRow(result);
+  var row = s.row !== null && s.row < tokens.length ? s.row : firstRow(result);
   this.row = row;
   this.repaint();
   var data = this.data;
@@ -450,11 +444,4 @@ Explorer.prototype.warm = function () {
   if (todo.length) {
     later(next);
   }
-};
-
-// The word described first: where a readout reads its answer, else the last.
-Explorer.prototype.defaultRow = function (result) {
-  var at = result.model.readouts.map(function (r) { return result.tokens.indexOf(r.at); })
-    .filter(function (i) { return i >= 0; });
-  return at.length ? at[0] : result.tokens.length - 1;
 };

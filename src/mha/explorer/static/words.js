@@ -20,6 +20,13 @@ export function caption(data, s, result) {
   return fill(data.captions[s.option][s.nHeads][s.mask], {sentence: s.sentence, n_pad: nPad});
 }
 
+// The word described first: where a readout reads its answer, else the last.
+export function firstRow(result) {
+  var at = result.model.readouts.map(function (r) { return result.tokens.indexOf(r.at); })
+    .filter(function (i) { return i >= 0; });
+  return at.length ? at[0] : result.tokens.length - 1;
+}
+
 // Per layer and head, where query `row` looks most.
 export function describe(data, result, row) {
   var words = data.words, tokens = result.tokens;

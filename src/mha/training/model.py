@@ -113,10 +113,10 @@ class ToyModel(nn.Module):
             out, probs = attention(x, x, x, mask)  # (batch, seq_len, d_model)
             x = x + out if self.residual else out  # (batch, seq_len, d_model)
             maps.append(probs)  # (batch, n_heads, seq_len, seq_len)
-        # One score per word of the vocabulary, per readout: (batch, seq_len, vocab) each.
-        scores = [readout(x) for readout in self.readouts]
+        # Each readout gives one score per word of the vocabulary.
+        scores = [readout(x) for readout in self.readouts]  # (batch, seq_len, vocab)
         logits = torch.stack(scores, dim=2)  # (batch, seq_len, n_answers, vocab)
-        return logits, maps[0] if len(maps) == 1 else tuple(maps)
+        return logits, maps[0] if len(maps) == 1 else tuple(maps)  # one map per layer
 
     def with_causal(self, mask: torch.Tensor | None, ids: torch.Tensor) -> torch.Tensor:
         """The causal mask for ``ids (batch, seq_len)``, and ``mask`` too where

@@ -9,21 +9,11 @@ from __future__ import annotations
 import pytest
 
 from booktools.book import fullest_explorer_page
+from booktools.colours import contrast_problems
 from booktools.explorers import EXPLORER, options, pick, shown, wait_until_drawn
-from booktools.pages import DESKTOP, ONLY_CONTRAST, PHONE, resize, settle
+from booktools.pages import DESKTOP, PHONE, resize, settle
 
 pytestmark = pytest.mark.browser
-
-
-def contrast_problems(page, selector: str) -> list[str]:
-    """axe-core's colour-contrast rule on the elements ``selector`` picks:
-    what fails (it must have checked something)."""
-    from axe_playwright_python.sync_playwright import Axe
-
-    found = Axe().run(page, context={"include": [[selector]]}, options=ONLY_CONTRAST)
-    results = found.response
-    assert results["passes"] or results["violations"], "axe checked nothing"
-    return [n["html"][:120] for v in results["violations"] for n in v["nodes"]]
 
 
 # The rows of controls of an explorer or a choice, each as {label, labelLeft,

@@ -1,6 +1,29 @@
-"""Colours as a browser reports them, and WCAG's contrast between two."""
+"""Whether a page's colours read: axe-core's colour-contrast rule, the one
+contrast rule the tests use (:func:`contrast_problems`).
+
+``rgb`` and ``contrast`` (WCAG's formula, written out) remain only for
+tests/browser/test_reader.py and their unit test in tests/test_booktools.py;
+they go once those check with :func:`contrast_problems`.
+"""
 
 from __future__ import annotations
+
+from booktools.pages import ONLY_CONTRAST
+
+
+def contrast_problems(page, selector: str) -> list[str]:
+    """axe-core's colour-contrast rule (the copy bundled with
+    axe-playwright-python) on the elements ``selector`` picks in ``page``:
+    the start of each element's HTML that fails. It must have checked
+    something."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    found = Axe().run(page, context={"include": [[selector]]}, options=ONLY_CONTRAST)
+    results = found.response
+    assert results["passes"] or results["violations"], (
+        f"axe checked nothing in {selector}"
+    )
+    return [n["html"][:120] for v in results["violations"] for n in v["nodes"]]
 
 
 def rgb(colour: str) -> tuple[int, int, int]:

@@ -19,6 +19,7 @@ import pytest
 
 import mha
 from booktools.explorers import expected
+from mha.explorer import notebook
 from mha.explorer.look import BLOCKED_ON_DARK, MASK_TEXT, WORDS, caption, look, title
 from mha.explorer.notebook import MODULES, STATIC, front_end
 from mha.training import AGREEMENT, FRONTED, NEIGHBOURS, load
@@ -76,6 +77,28 @@ def test_the_modules_join_into_one_script_that_parses(tmp_path):
     run([node(), "--check", str(script)])
     assert {p.name for p in STATIC.glob("*.js")} == set(MODULES)
     assert not re.search(r"^\s*(import|export)\b", script.read_text(), re.M)
+
+
+@pytest.mark.parametrize(
+    ("modules", "says"),
+    [
+        ({"a.js": 'import {f} from "./b.js";\n', "b.js": "export function f() {}\n"},
+         "import only the modules before it"),
+        ({"a.js": "export function f() {}\n", "b.js": "var f = 1;\n"},
+         "must not both declare f"),
+        ({"a.js": "export default 1;\n", "b.js": ""}, "export declarations only"),
+    ],
+    ids=["a later module imported", "a name declared twice", "an export of a value"],
+)  # fmt: skip
+def test_modules_that_cannot_share_one_script_are_refused(
+    tmp_path, monkeypatch, modules, says
+):
+    for name, text in modules.items():
+        (tmp_path / name).write_text(text)
+    monkeypatch.setattr(notebook, "STATIC", tmp_path)
+    monkeypatch.setattr(notebook, "MODULES", tuple(modules))
+    with pytest.raises(ValueError, match=says):
+        notebook.front_end.__wrapped__("explorer.js")
 
 
 # --- What the script computes, against the package ----------------------------------

@@ -73,7 +73,7 @@ def front_end(name: str) -> str:
         text = _IMPORT.sub("", text)
         text = re.sub(r"^export (?=(async )?(function|const|let|var|class) )", "", text,
                       flags=re.M)  # fmt: skip
-        left = re.findall(r"^(import|export)\b.*", text, flags=re.M)
+        left = re.findall(r"^(?:import|export)\b.*", text, flags=re.M)
         if left:
             raise ValueError(
                 f"{module} must import on one line each and export declarations "

@@ -172,6 +172,8 @@ def test_the_decoder_layer_computes_the_same_with_padding(decoder, sequences):
 # Each row, a case of the test below: the call, its error, and what the message
 # names: the argument, what was expected, what was given.
 BAD_INPUT = [
+    (lambda: mha.to_torch(mha.MultiHeadAttention(8, 4), batch_first="yes"), TypeError,
+     "batch_first", "a bool", "got str 'yes'"),
     (lambda: mha.to_torch(nn.Linear(8, 8)), TypeError, "layer", "mha.MultiHeadAttention",
      "got Linear"),
     (lambda: to_torch_block(mha.MultiHeadAttention(8, 4)), TypeError, "block",

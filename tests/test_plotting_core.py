@@ -175,6 +175,21 @@ BAD_INPUT = [
     (lambda: mha.display_attention(["a", "b"], list("xyz"), ATTENTION, 4, 2, 2,
                                    mask=torch.eye(2, 3).bool()), ValueError,
      "mask", "block only keys that get no weight", "holds 0.333"),
+    (lambda: mha.display_attention(["a", "b"], list("xyz"), ATTENTION, title=5), TypeError,
+     "title", "a string", "got int 5"),
+    (lambda: mha.display_attention([1, 2], list("xyz"), ATTENTION), TypeError,
+     "query_tokens", "a list of strings", "got int 1 at position 0"),
+    (lambda: mha.display_attention("ab", list("xyz"), ATTENTION), TypeError,
+     "query_tokens", "mha.tokenize(...)", "got the string 'ab'"),
+    (lambda: mha.display_attention(["a", "b"], list("xyz"), ATTENTION, dpi=0), ValueError,
+     "dpi", "a positive number", "got 0"),
+    (lambda: mha.display_attention(["a", "b"], list("xyz"), ATTENTION,
+                                   mask=torch.full((2, 3), 0.5)), ValueError,
+     "mask", "only 0 and 1", "got the value 0.5"),
+    (lambda: mha.display_attention(["a", "b"], list("xyz"), torch.full((1, 2, 3), torch.nan)),
+     ValueError, "attention", "probabilities", "got NaN in row 0 of head 0"),
+    (lambda: mha.display_attention(["a", "b"], list("xyz"), torch.arange(6.0).view(1, 2, 3)),
+     ValueError, "attention", "summing to 1", "row 0 of head 0 summing to 3"),
 ]  # fmt: skip
 
 

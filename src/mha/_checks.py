@@ -93,11 +93,32 @@ def check_labels(name: str, labels: Sequence[str], length: int, what: str) -> No
         raise ValueError(f"{name} must label the {length} {what}, got {got}")
 
 
+def check_strings(name: str, labels: object) -> None:
+    """``labels`` must be a list (or tuple) of strings, one per token."""
+    if isinstance(labels, str):
+        raise TypeError(
+            f"{name} must be a list of strings, one per token (e.g. "
+            f"mha.tokenize(...)), got the string {labels!r}"
+        )
+    if not isinstance(labels, Sequence):
+        raise TypeError(
+            f"{name} must be a list of strings, one per token, got {type(labels).__name__}"
+        )
+    for i, label in enumerate(labels):
+        if not isinstance(label, str):
+            raise TypeError(
+                f"{name} must be a list of strings, one per token, got "
+                f"{type(label).__name__} {label!r} at position {i}"
+            )
+
+
 def check_tokens(
     query_tokens: Sequence[str], key_tokens: Sequence[str], shape: tuple, what: str
 ) -> None:
-    """One label per row (query) and per column (key) of ``what``, of ``shape``
-    ``(q_len, k_len)``."""
+    """One label (a string) per row (query) and per column (key) of ``what``,
+    of ``shape`` ``(q_len, k_len)``."""
+    check_strings("query_tokens", query_tokens)
+    check_strings("key_tokens", key_tokens)
     q_len, k_len = shape
     if len(query_tokens) != q_len or len(key_tokens) != k_len:
         raise ValueError(

@@ -39,6 +39,10 @@ def to_torch(
         raise TypeError(
             f"layer must be a mha.MultiHeadAttention, got {type(layer).__name__}"
         )
+    if not isinstance(batch_first, bool):
+        raise TypeError(
+            f"batch_first must be a bool, got {type(batch_first).__name__} {batch_first!r}"
+        )
     if layer.n_heads * layer.d_key != layer.d_model:
         raise ValueError(
             "layer must have heads of d_key = d_model // n_heads features, the only "

@@ -44,9 +44,16 @@ def padding_mask(ids: torch.Tensor, pad_id: int = 0) -> torch.Tensor:
     Returns:
         A BoolTensor of shape ``(batch, 1, 1, k_len)``, ``False`` where ``ids == pad_id``.
     """
-    if not isinstance(ids, torch.Tensor) or ids.dim() != 2:
-        got = tuple(ids.shape) if isinstance(ids, torch.Tensor) else type(ids).__name__
-        raise ValueError(f"ids must be a tensor of shape (batch, k_len), got {got}")
+    if not isinstance(ids, torch.Tensor):
+        raise TypeError(
+            f"ids must be a tensor of token ids (batch, k_len), got {type(ids).__name__}"
+        )
+    if ids.dim() != 2:
+        raise ValueError(
+            f"ids must be a tensor of shape (batch, k_len), got {tuple(ids.shape)}"
+        )
+    if ids.is_floating_point() or ids.is_complex() or ids.dtype == torch.bool:
+        raise TypeError(f"ids must be integer token ids, got dtype {ids.dtype}")
     return (ids != pad_id)[:, None, None, :]  # (batch, 1, 1, k_len)
 
 

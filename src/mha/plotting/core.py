@@ -23,7 +23,7 @@ from matplotlib.patches import Rectangle
 from matplotlib.ticker import FuncFormatter
 from PIL import Image
 
-from mha._checks import as_matrix, check_int, check_tokens
+from mha._checks import as_matrix, check_int, check_number, check_tokens
 from mha.plotting.fingerprint import fingerprint
 from mha.plotting.screens import (
     PHONE_SCREEN,
@@ -357,8 +357,15 @@ def blocked_keys(
             f"{name} must be a torch.Tensor (True or 1 = may attend), "
             f"got {type(mask).__name__}"
         )
+    values = mask.detach().cpu()
+    if not bool(((values == 0) | (values == 1)).all()):
+        other = values[(values != 0) & (values != 1)].flatten()[0].item()
+        raise ValueError(
+            f"{name} must hold only 0 and 1 (True or 1 = may attend), "
+            f"got the value {other}"
+        )
     try:
-        allowed = torch.broadcast_to(mask.detach().cpu(), shape)
+        allowed = torch.broadcast_to(values, shape)
     except RuntimeError:
         raise ValueError(
             f"{name} must be broadcastable to (n_heads, q_len, k_len) = {shape} "
@@ -366,6 +373,32 @@ def blocked_keys(
             f"{tuple(mask.shape)}"
         ) from None
     return ~allowed.bool()
+
+
+def check_rows_are_probabilities(attention: torch.Tensor) -> None:
+    """Every row of ``attention (n_heads, q_len, k_len)`` must be probabilities:
+    values in [0, 1] summing to 1, or all zeros (a query whose every key is
+    blocked, as :func:`~mha.attention.attention_probs` gives it)."""
+    where = lambda bad: tuple(bad.nonzero()[0].tolist())  # noqa: E731 (head, row)
+    nan = attention.isnan().any(dim=-1)  # (n_heads, q_len)
+    if nan.any():
+        head, row = where(nan)
+        raise ValueError(
+            f"attention must hold probabilities, got NaN in row {row} of head {head}: "
+            "a row whose every key was blocked with -inf (mha.attention_probs "
+            "gives such a row zeros)"
+        )
+    sums = attention.sum(dim=-1)  # (n_heads, q_len)
+    outside = (attention < -1e-6).any(dim=-1) | (attention > 1 + 1e-6).any(dim=-1)
+    bad = outside | (((sums - 1).abs() > 1e-3) & (sums.abs() > 1e-6))
+    if bad.any():
+        head, row = where(bad)
+        raise ValueError(
+            "attention must hold probabilities, each row in [0, 1] summing to 1 "
+            f"(or all 0), got row {row} of head {head} summing to "
+            f"{sums[head, row]:.3g}, from {attention[head, row].min():.3g} to "
+            f"{attention[head, row].max():.3g} (scores? pass them through a softmax)"
+        )
 
 
 def check_blocked_are_empty(
@@ -619,6 +652,10 @@ def display_attention(
         colour bar; its ``maps`` are the heads' heatmaps.
     """
     attention = as_matrix("attention", attention, 3)
+    check_rows_are_probabilities(attention)
+    if title is not None and not isinstance(title, str):
+        raise TypeError(f"title must be a string, got {type(title).__name__} {title!r}")
+    check_number("dpi", dpi)
     n_heads, n_rows, n_cols = _grid(attention.size(0), n_heads, n_rows, n_cols)
     for name, value in (("n_heads", n_heads), ("n_rows", n_rows), ("n_cols", n_cols)):
         check_int(name, value)

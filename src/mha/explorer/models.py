@@ -86,8 +86,8 @@ class Network:
 
     @property
     def causal(self) -> bool:
-        """Whether every layer is causal whatever the mask chosen: the mask
-        then blocks a key where it or the causal mask does."""
+        """Whether every layer is causal whatever the mask chosen (the mask
+        then blocks a key where it or the causal mask does)."""
         return bool(getattr(self.model, "causal", False))
 
     @property

@@ -25,6 +25,7 @@ Trained models are judged by their behaviour, never by equality with a file:
 float32 training amplifies the last-bit differences between processors.
 """
 
+from mha.training import composition, variants
 from mha.training.agreement import AGREEMENT, FRONTED
 from mha.training.loop import fit, load, train
 from mha.training.measures import (
@@ -46,6 +47,7 @@ __all__ = [
     "Task",
     "ToyModel",
     "behaviour",
+    "composition",
     "fit",
     "head_mean",
     "load",
@@ -53,5 +55,6 @@ __all__ = [
     "read",
     "share_at_offset",
     "train",
+    "variants",
     "without_head",
 ]

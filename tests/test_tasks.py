@@ -60,25 +60,39 @@ LEMMA = {
 GRAMMAR = re.compile(r"DA{0,3}[NM](PDA?[NM]){0,2}VA?")
 
 
+def _sentences(task, batch):
+    """Each sentence of ``batch``: its words, their classes (``CLASS``), the
+    nouns' positions, and its targets, keys and decoys of the one answer."""
+    rows = (batch.ids, batch.targets, batch.keys, batch.decoys)
+    for ids, targets, keys, decoys in zip(*rows, strict=True):
+        words = task.vocab.decode(ids)
+        classes = "".join(CLASS[w] for w in words)
+        nouns = [i for i, c in enumerate(classes) if c in "NM"]
+        yield words, classes, nouns, targets[:, 0], keys[:, 0], decoys[:, 0]
+
+
+def _check_the_verb(task, words, classes, answer, subject, decoy):
+    """The one answer is at the verb, the form its subject's number says; its
+    key is the subject, its decoy ``decoy`` where that noun's number differs."""
+    targets, keys, decoys = answer
+    verb = words.index("be")
+    assert (targets != IGNORE).nonzero().flatten().tolist() == [verb]
+    assert keys[verb] == subject
+    plural = classes[subject] == "M"
+    assert task.vocab.itos[targets[verb]] == ("are" if plural else "is")
+    misleads = (classes[decoy] == "M") != plural
+    assert decoys[verb] == (decoy if misleads else -1)
+
+
 @pytest.mark.parametrize("held_out", [False, True])
 def test_agreement_sentences_follow_the_grammar_and_the_verb_agrees(held_out, gen):
     task = training.AGREEMENT
     for length in range(3 if not held_out else 6, 16):
         batch = task.batch(gen, 40, length, held_out)
-        rows = (batch.ids, batch.targets, batch.keys, batch.decoys)
-        for ids, targets, keys, decoys in zip(*rows, strict=True):
-            words = task.vocab.decode(ids)
-            classes = "".join(CLASS[w] for w in words)
+        for words, classes, nouns, *answer in _sentences(task, batch):
             assert GRAMMAR.fullmatch(classes), words
-            verb = words.index("be")
-            nouns = [i for i, c in enumerate(classes) if c in "NM"]
             subject, nearest = nouns[0], nouns[-1]
-            assert (targets[:, 0] != IGNORE).nonzero().flatten().tolist() == [verb]
-            assert keys[verb, 0] == subject
-            plural = classes[subject] == "M"
-            assert task.vocab.itos[targets[verb, 0]] == ("are" if plural else "is")
-            misleads = (classes[nearest] == "M") != plural
-            assert decoys[verb, 0] == (nearest if misleads else -1)
+            _check_the_verb(task, words, classes, answer, subject, nearest)
             if held_out:
                 assert len(nouns) > 1
             if len(nouns) > 1:  # held out: the pair of nouns training never sees
@@ -101,24 +115,14 @@ def test_fronted_sentences_follow_their_grammar_and_the_verb_agrees(held_out, ge
     kinds = Counter()
     for length in lengths:
         batch = task.batch(gen, 30, length, held_out)
-        rows = (batch.ids, batch.targets, batch.keys, batch.decoys)
-        for ids, targets, keys, decoys in zip(*rows, strict=True):
-            words = task.vocab.decode(ids)
-            classes = "".join(CLASS[w] for w in words)
+        for words, classes, nouns, *answer in _sentences(task, batch):
             assert FRONTED_GRAMMAR.fullmatch(classes), words
-            verb = words.index("be")
-            nouns = [i for i, c in enumerate(classes) if c in "NM"]
             # The subject's determiner is the one "the" no preposition precedes.
             subject = next(i for i in nouns if classes[:i].rstrip("A")[-2:] != "PD")
             fronted = subject != nouns[0]
             kinds[fronted] += 1
-            assert (targets[:, 0] != IGNORE).nonzero().flatten().tolist() == [verb]
-            assert keys[verb, 0] == subject
-            plural = classes[subject] == "M"
-            assert task.vocab.itos[targets[verb, 0]] == ("are" if plural else "is")
             decoy = nouns[0] if fronted else nouns[-1]
-            misleads = (classes[decoy] == "M") != plural
-            assert decoys[verb, 0] == (decoy if misleads else -1)
+            _check_the_verb(task, words, classes, answer, subject, decoy)
             if held_out == "fronted":
                 assert fronted
             if held_out == "plain":

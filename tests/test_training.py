@@ -270,18 +270,10 @@ def test_a_fixed_training_set_is_drawn_once():
         drawn.append(held_out)
         return copy(vocab, generator, n_sentences, length, held_out)
 
-    task = training.Task(
-        name="tiny",
-        asks="the previous word",
-        answers=("previous",),
-        words=("a", "b", "c"),
-        lengths=(3, 3),
-        test_lengths=(3,),
-        draw=counting,
-        steps=6,
-        batch_size=4,
+    task = _tiny_task(
+        lengths=(3, 3), test_lengths=(3,), draw=counting, steps=6, batch_size=4,
         train_batches=2,
-    )
+    )  # fmt: skip
     run = training.train(task, 2, seed=0)
     assert len(run.losses) == 6
     assert drawn == [False, False, True]  # the training set, then the held-out batch

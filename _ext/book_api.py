@@ -18,7 +18,7 @@ A Sphinx extension for two things ``autodoc_typehints: description`` does:
   order: parameters, then what is returned, then what is raised (the types
   were added after a docstring's own Raises).
 - A dataclass whose docstring describes every field under ``Attributes``
-  (``mha.training.task.Reading``) had its fields twice: as the parameters
+  (``mha.training.model.Reading``) had its fields twice: as the parameters
   of its ``__init__``, with their types alone, and as its attributes, with
   their types and descriptions. Its entry now lists them once, as
   attributes (the signature still names them).

@@ -129,7 +129,7 @@ Z = torch.zeros(5, 8, dtype=torch.float64)
 
 BAD_INPUT = [
     (lambda: circuits.qk_circuit(training.ToyModel(16), 0), TypeError, "layer",
-     "mha.MultiHeadAttention (for a trained toy model, pass model.attention)", "got ToyModel"),
+     "mha.MultiHeadAttention (for a trained toy model, pass model.layers[i]", "got ToyModel"),
     (lambda: circuits.ov_circuit(L4, 4), ValueError, "head", "int in [0, 3]", "got 4"),
     (lambda: circuits.ov_circuit(L4, 1.0), TypeError, "head", "an int", "got float"),
     (lambda: QK.scores(torch.zeros(5, 4, dtype=torch.float64), Z), ValueError, "x_query",

@@ -36,8 +36,12 @@ def figure(gen):
 
 
 def changed(attention, delta):
+    """``delta`` moved from one cell of a row to another: still probabilities."""
     attention = attention.clone()
     attention[1, 2, 3] += delta
+    attention[
+        1, 2, attention[1, 2].argmax() if attention[1, 2].argmax() != 3 else 0
+    ] -= delta
     return attention
 
 

@@ -115,8 +115,8 @@ class OVCircuit:
 def _head_rows(layer: object, head: object) -> slice:
     if not isinstance(layer, MultiHeadAttention):
         raise TypeError(
-            "layer must be a mha.MultiHeadAttention (for a trained toy model, "
-            f"pass model.attention), got {type(layer).__name__}"
+            "layer must be a mha.MultiHeadAttention (for a trained toy model, pass "
+            f"model.layers[i], or model.attention for one layer), got {type(layer).__name__}"
         )
     check_int("head", head, minimum=0, maximum=layer.n_heads - 1)
     return slice(head * layer.d_key, (head + 1) * layer.d_key)

@@ -229,7 +229,7 @@ def check_picture(root, explorer) -> None:
             shown_values = [v for v, b in zip(values, blocked, strict=True) if not b]
             assert numbers == [f"{v:.2f}" for v in shown_values]
     for answers, readout_answers, at in zip(
-        now["answers"], want.answers(network), network.at, strict=True
+        now["answers"], list(want.answers.values()), network.at, strict=True
     ):
         if at is not None and at in want.tokens:
             assert f": {readout_answers[want.tokens.index(at)]} (probability" in answers

@@ -93,10 +93,15 @@ def attention_explorer(
             ) from None
         for some in every:
             unknown = [t for t in tokens if t not in some.vocab]
-            if unknown or len(padded(tokens, "none", 0)) > some.max_length:
+            if unknown:
                 raise ValueError(
-                    f"sentences must use the model's words, at most {some.max_length} "
-                    f"of them; got {sentence!r}"
-                    + (f" (unknown: {', '.join(unknown)})" if unknown else "")
+                    f"sentences must use the model's words, got {sentence!r} "
+                    f"(unknown: {', '.join(unknown)})"
+                )
+            length = len(padded(tokens, "none", 0))
+            if length > some.max_length:
+                raise ValueError(
+                    f"sentences must hold at most {some.max_length} words, got "
+                    f"{length} in {sentence!r}: too long"
                 )
     return Explorer(choice, found, masks, sentences)

@@ -104,9 +104,10 @@ def test_the_fullest_explorer_is_read_from_the_page_s_data(tmp_path):
 def _make(*arguments: str) -> str:
     """What make would run for ``arguments`` (``make -n``: nothing is run),
     whatever the make that runs this test was given (``make unit
-    OTHER_MACHINE=1`` passes it on in MAKEFLAGS)."""
+    OTHER_MACHINE=1`` passes it on, in MAKEFLAGS and as a variable)."""
     command = ["make", "-n", "--no-print-directory", *arguments]
-    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS")}
+    passed_on = ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "OTHER_MACHINE")
+    env = {k: v for k, v in os.environ.items() if k not in passed_on}
     return subprocess.run(
         command, cwd=book.ROOT, env=env, capture_output=True, text=True, check=True
     ).stdout

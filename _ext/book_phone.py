@@ -35,7 +35,8 @@ from pathlib import Path
 from docutils import nodes
 from sphinx.util.osutil import relative_uri
 
-MIME = "application/vnd.mha.figure.phone+html"  # mha.plotting.core.PHONE_MIME
+from mha.plotting.figure import PHONE_MIME as MIME
+
 DATA_URL = re.compile(r"data:image/png;base64,([A-Za-z0-9+/=]+)")
 FOLDER = "_images/phone"
 CARDS = "mha-cards"  # a table that becomes cards on a phone

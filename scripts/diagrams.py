@@ -6,7 +6,7 @@ Each is drawn 440 units wide with text of 12 units or more, so that in a
 phone's column (360 px) its smallest text is still about 10 px; the page
 shows it wider on a desk (its ``width``, or the figure's ``:width:``). Text
 stays text (searchable, sharp at any zoom); each head keeps its colour of
-every figure (``mha.plotting.core.HEAD_COLOURS``).
+every figure (``mha.plotting.palette.HEAD_COLOURS``).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 from html import escape
 from pathlib import Path
 
-from mha.plotting.core import HEAD_COLOURS
+from mha.plotting.palette import HEAD_COLOURS
 
 ROOT = Path(__file__).resolve().parents[1]
 WIDTH = 440

@@ -52,13 +52,13 @@ MUTATIONS = [
      'raise ValueError(f"must be an int {wanted}, got {value}")'),
     ("a 7-point legend", "plotting/scores.py",
      'ax_max.legend(fontsize=9', 'ax_max.legend(fontsize=7'),
-    ("8-point numbers in the heatmaps' cells", "plotting/core.py",
+    ("8-point numbers in the heatmaps' cells", "plotting/heatmap.py",
      "fontsize: float = SMALLEST_TEXT,\n    cmap", "fontsize: float = 8,\n    cmap"),
     ("a figure wider than the text column", "plotting/merge.py",
      "_room(min(COLUMN_WIDTH, 0.62 * d_model", "_room(max(COLUMN_WIDTH, 0.62 * d_model"),
     ("phone layouts as wide as the desk's", "plotting/screens.py",
      "PHONE_WIDTH = 4.5", "PHONE_WIDTH = 7.2"),
-    ("blocked keys drawn as weights of 0", "plotting/core.py",
+    ("blocked keys drawn as weights of 0", "plotting/heatmap.py",
      "        hidden = hidden | blocked", "        hidden = hidden"),
 ]  # fmt: skip
 

@@ -15,7 +15,7 @@ from docutils import nodes
 
 import mha
 from booktools.book import load_extension
-from mha.plotting.core import PHONE_MIME
+from mha.plotting.figure import PHONE_MIME
 
 book_phone = load_extension("book_phone")
 

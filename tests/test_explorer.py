@@ -22,7 +22,8 @@ from mha.explorer import models
 from mha.explorer.look import caption, page
 from mha.explorer.models import Network, decoded, padded, reading, weights_data
 from mha.explorer.notebook import MIME, front_end, title
-from mha.plotting.core import BLOCKED_FACE, BLOCKED_LINES, HEAD_COLOURS, heatmap
+from mha.plotting.heatmap import heatmap
+from mha.plotting.palette import BLOCKED_FACE, BLOCKED_LINES, HEAD_COLOURS
 from mha.training import AGREEMENT, NEIGHBOURS, PREVIOUS_WORD
 
 

@@ -16,13 +16,12 @@ from refusal import refuses, row_ids
 
 import mha
 from mha import plotting
-from mha.plotting.core import (
+from mha.plotting.figure import PHONE_MIME, BookFigure
+from mha.plotting.palette import (
     BLOCKED_FACE,
     BLOCKED_HATCH,
     CMAP,
     HEAD_COLOURS,
-    PHONE_MIME,
-    BookFigure,
     head_colour,
 )
 from mha.plotting.screens import (

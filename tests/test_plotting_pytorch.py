@@ -11,7 +11,7 @@ from refusal import refuses, row_ids
 
 import mha
 from mha import plotting
-from mha.plotting.core import BLOCKED_HATCH, KEY_AXIS, QUERY_AXIS
+from mha.plotting.palette import BLOCKED_HATCH, KEY_AXIS, QUERY_AXIS
 
 
 def test_weights_panels_mark_nan_cells_so_they_do_not_read_as_zero(gen):

@@ -17,7 +17,7 @@ import pytest
 
 from booktools import lab_markup
 from booktools.book import ROOT, notebooks as chapters
-from mha.plotting.core import HEAD_COLOURS
+from mha.plotting.palette import HEAD_COLOURS
 from mha.plotting.screens import PHONE_COLUMN, SMALLEST_PX
 
 CHAPTERS = pytest.mark.parametrize("path", chapters(), ids=lambda p: p.stem)

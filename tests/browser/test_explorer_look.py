@@ -199,7 +199,7 @@ def test_each_head_has_its_colour_as_in_the_book_s_figures(browser, site_url, sc
     """Each map's frame is drawn in its head's colour (mha.plotting.core's
     HEAD_COLOURS, as in every figure of the book), on a light page and a
     dark one."""
-    from mha.plotting.core import HEAD_COLOURS
+    from mha.plotting.palette import HEAD_COLOURS
 
     found = in_the_fullest_explorer(
         browser, site_url, scheme, lambda page, root: root.evaluate(HEADS_JS)

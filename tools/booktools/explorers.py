@@ -184,7 +184,7 @@ def _colours() -> list[str]:
 
 @functools.cache
 def _scale():
-    from mha.plotting.core import probability_scale
+    from mha.plotting.palette import probability_scale
 
     return probability_scale()
 

@@ -63,13 +63,13 @@ WORDS = {
 }
 MASK_TEXT = {"none": "no mask", "causal": "causal mask", "padding": "padding mask"}
 #: The maps' numbers: dark on the light half of the colour map, white on the
-#: dark half (as mha.plotting.core.heatmap writes them).
+#: dark half (as mha.plotting.heatmap.heatmap writes them).
 NUMBER_INK = {"dark": "white", "light": "black", "at": 0.5}
-#: The decimals of a probability printed in a map (mha.plotting.core.heatmap's
+#: The decimals of a probability printed in a map (mha.plotting.heatmap.heatmap's
 #: format) and in the page's words.
 DECIMALS = 2
 #: A blocked key on a dark page (the book's figures sit on white and use
-#: mha.plotting.core's BLOCKED_FACE and BLOCKED_LINES, as the light page does).
+#: mha.plotting.palette's BLOCKED_FACE and BLOCKED_LINES, as the light page does).
 BLOCKED_ON_DARK = {"face": "#4a4a4a", "lines": "#7a7a7a"}
 
 
@@ -133,24 +133,24 @@ def look() -> dict:
     """The book's colours, ticks and greys, as the page draws them."""
     from matplotlib import colormaps
 
-    from mha.plotting import core  # matplotlib: an explorer shown is drawn too
+    from mha.plotting import palette  # matplotlib: an explorer shown is drawn too
 
-    table = colormaps[core.CMAP](range(256), bytes=True)[:, :3]
+    table = colormaps[palette.CMAP](range(256), bytes=True)[:, :3]
     return {
         "colours": "".join(bytes(int(v) for v in rgb).hex() for rgb in table),
-        "gamma": float(core.probability_scale().gamma),
-        "ticks": [[p, f"{p:g}"] for p in core.PROBABILITY_TICKS],
-        "headColours": list(core.HEAD_COLOURS),
+        "gamma": float(palette.probability_scale().gamma),
+        "ticks": [[p, f"{p:g}"] for p in palette.PROBABILITY_TICKS],
+        "headColours": list(palette.HEAD_COLOURS),
         "blocked": {
-            "light": {"face": core.BLOCKED_FACE, "lines": core.BLOCKED_LINES},
+            "light": {"face": palette.BLOCKED_FACE, "lines": palette.BLOCKED_LINES},
             "dark": BLOCKED_ON_DARK,
         },
         "numbers": NUMBER_INK,
         "decimals": DECIMALS,
-        "query": core.QUERY_AXIS,
-        "key": core.KEY_AXIS,
-        "bar": f"{core.PROBABILITY} (√ scale)",
-        "blockedKey": core.BLOCKED,
+        "query": palette.QUERY_AXIS,
+        "key": palette.KEY_AXIS,
+        "bar": f"{palette.PROBABILITY} (√ scale)",
+        "blockedKey": palette.BLOCKED,
     }
 
 

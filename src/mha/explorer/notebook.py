@@ -214,7 +214,8 @@ class Explorer:
 
     def picture(self) -> bytes:
         """The first setting's first layer as the book draws it (a PNG)."""
-        from mha.plotting.core import display_attention, to_png  # matplotlib, late
+        from mha.plotting.core import display_attention  # matplotlib, late
+        from mha.plotting.figure import to_png
 
         first, network = self.first()
         s = self.initial

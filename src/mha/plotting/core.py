@@ -1,148 +1,33 @@
-"""What every figure of the book shares: the palette (the colour map, each
-head's colour), the look of a blocked key, the annotated heatmap,
-:func:`display_attention`, and the figure's two forms (a PNG for each screen,
-and the fingerprint nbval compares).
+"""The book's attention maps: :func:`display_attention` and the grid of
+labelled heatmaps it draws, with the checks of what it is given (probabilities,
+a mask in the package's convention, one label per row and column).
 
-Figures are ``matplotlib.figure.Figure`` objects made without pyplot, so a
-notebook shows each one once (as the cell's result) and nothing stays open in
-pyplot's global state. The colour map is *cividis*: its lightness rises steadily
-from 0 to 1, so it reads in greyscale and with colour-vision deficiencies.
+Every map has the same look: the square-root probability scale of
+:mod:`mha.plotting.palette`, each head's colour, blocked keys grey and hatched.
 """
 
 from __future__ import annotations
 
-import base64
-import io
 import textwrap
 from collections.abc import Sequence
 
 import torch
-from matplotlib.colors import PowerNorm
-from matplotlib.figure import Figure
-from matplotlib.patches import Rectangle
 from matplotlib.ticker import FuncFormatter
-from PIL import Image
 
 from mha._checks import as_matrix, check_int, check_number, check_tokens
-from mha.plotting.fingerprint import fingerprint
-from mha.plotting.screens import (
-    PHONE_SCREEN,
-    SMALLEST_TEXT,
-    for_every_screen,
+from mha.plotting.figure import BookFigure
+from mha.plotting.heatmap import blocked_swatch, heatmap, label_axes, room_for
+from mha.plotting.palette import (
+    BLOCKED,
+    KEY_AXIS,
+    PHONE_PROBABILITY_TICKS,
+    PROBABILITY,
+    PROBABILITY_TICKS,
+    QUERY_AXIS,
+    head_colour,
+    probability_scale,
 )
-
-CMAP = "cividis"
-#: Okabe–Ito colours, distinguishable with every common colour-vision deficiency.
-COLOURS = (
-    "#0072B2",
-    "#D55E00",
-    "#009E73",
-    "#CC79A7",
-    "#E69F00",
-    "#56B4E9",
-    "#000000",
-    "#F0E442",
-)
-#: The colour of each head, the same in every figure and diagram of the book
-#: (head 0 blue, head 1 vermilion, head 2 green, head 3 purple, and so on).
-HEAD_COLOURS = COLOURS
-#: A marker and a line style for each colour, so that lines also read in greyscale.
-MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
-LINE_STYLES = (
-    "-",
-    "--",
-    ":",
-    "-.",
-    (0, (5, 1, 1, 1)),
-    (0, (1, 1)),
-    (0, (3, 1, 1, 1, 1, 1)),
-    (0, (6, 2)),
-)
-#: Names used on every axis and colour bar of the book.
-QUERY_AXIS = "query (attending)"
-KEY_AXIS = "key (attended to)"
-PROBABILITY = "attention probability"
-#: The word for a blocked key (masked out) in legends.
-BLOCKED = "blocked"
-#: The fill of a blocked key, a neutral light grey that the colour map never
-#: takes, with thin diagonal lines over it (and no number).
-BLOCKED_FACE = "#dddddd"
-#: The colour of the lines over a blocked key.
-BLOCKED_LINES = "#8f8f8f"
-#: The lines over a blocked key (a matplotlib hatch).
-BLOCKED_HATCH = "///"
-#: The word printed in a NaN's cell (what PyTorch returns for a query with
-#: every key blocked), on white, or on the blocked look if it is blocked.
-NAN_TEXT = "NaN"
-#: The notebook output type that holds a figure's phone layout (a ``<source>``
-#: of a ``<picture>``, the PNG in it as a ``data:`` URL); the book's build
-#: reads it, Jupyter shows the desk's PNG.
-PHONE_MIME = "application/vnd.mha.figure.phone+html"
-
-
-def head_colour(head: int) -> str:
-    """The colour of head ``head`` (its title, its frame, its columns)."""
-    return HEAD_COLOURS[head % len(HEAD_COLOURS)]
-
-
-def line_style(i: int) -> dict:
-    """Colour, marker and line style of the ``i``-th line of a figure."""
-    return {
-        "color": COLOURS[i % len(COLOURS)],
-        "marker": MARKERS[i % len(MARKERS)],
-        "linestyle": LINE_STYLES[i % len(LINE_STYLES)],
-    }
-
-
-def _png_base64(fig: Figure) -> str:
-    return base64.b64encode(to_png(fig, dpi=2 * fig.dpi, colours=256)).decode()
-
-
-def _size(fig: Figure) -> tuple[int, int]:
-    width, height = (fig.get_size_inches() * fig.dpi).round().astype(int)
-    return int(width), int(height)
-
-
-class BookFigure(Figure):
-    """A matplotlib Figure that shows itself as a PNG in Jupyter without pyplot
-    (drawn at twice its resolution, for high-resolution screens).
-
-    Its plain-text form is :func:`.fingerprint`: what the figure draws, at the
-    precision a reader can see. A notebook stores both forms and nbval
-    compares the text, so a stored picture that no longer matches what the
-    code draws fails validation, while rendering differences between machines
-    (antialiasing, the last bits of a float) do not.
-
-    Attributes:
-        phone: the same figure drawn for a phone's column (see
-            :mod:`mha.plotting.screens`), or ``None`` when this one stays
-            legible there. The notebook stores it too (:data:`PHONE_MIME`); its
-            fingerprint is part of this figure's.
-    """
-
-    phone: Figure | None = None
-
-    def _repr_png_(self) -> tuple[bytes, dict[str, int]]:
-        # Drawn at twice the resolution and shown at the figure's own size, so
-        # that it is sharp on high-resolution screens.
-        width, height = _size(self)
-        sharp = to_png(self, dpi=2 * self.dpi, colours=256)
-        return sharp, {"width": width, "height": height}
-
-    def _repr_mimebundle_(self, include=None, exclude=None) -> tuple[dict, dict]:
-        width, height = _size(self)
-        data = {"image/png": _png_base64(self), "text/plain": repr(self)}
-        if self.phone is not None:
-            phone_width, phone_height = _size(self.phone)
-            data[PHONE_MIME] = (
-                f'<source media="(max-width: {PHONE_SCREEN}px)" '
-                f'srcset="data:image/png;base64,{_png_base64(self.phone)}" '
-                f'width="{phone_width}" height="{phone_height}">'
-            )
-        return data, {"image/png": {"width": width, "height": height}}
-
-    def __repr__(self) -> str:
-        return fingerprint(self)
+from mha.plotting.screens import SMALLEST_TEXT, for_every_screen
 
 
 class AttentionFigure(BookFigure):
@@ -170,180 +55,6 @@ class AttentionFigure(BookFigure):
             label_axes(axes, query_tokens if left else [], key_tokens if bottom else [])
             labelled += [axes.yaxis] * left + [axes.xaxis] * bottom
         return labelled
-
-
-def to_png(fig: Figure, dpi: float | None = None, colours: int | None = None) -> bytes:
-    """The figure as PNG bytes, without metadata; with ``colours``, reduced to
-    that many colours (a quarter of the size for the book's flat-coloured plots)."""
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=dpi, metadata={"Software": None})
-    if colours is None:
-        return buffer.getvalue()
-    image = Image.open(buffer).convert("RGB")
-    image = image.quantize(
-        colors=colours, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE
-    )
-    buffer = io.BytesIO()
-    image.save(buffer, format="PNG")
-    return buffer.getvalue()
-
-
-# --- Shared drawing -----------------------------------------------------------------
-
-
-def label_axes(
-    ax,
-    query_tokens: Sequence[str],
-    key_tokens: Sequence[str],
-    fontsize: float = SMALLEST_TEXT,
-) -> None:
-    """Token labels on the rows (queries) and the columns (keys) of a heatmap."""
-    ax.set_xticks(
-        range(len(key_tokens)), labels=list(key_tokens), rotation=90, fontsize=fontsize
-    )
-    ax.set_yticks(
-        range(len(query_tokens)), labels=list(query_tokens), fontsize=fontsize
-    )
-    ax.tick_params(length=0)
-
-
-def _number(value: float, fmt: str) -> str:
-    text = fmt.format(value)
-    return text[1:] if text.startswith("-") and float(text) == 0 else text  # no "-0.00"
-
-
-def room_for(text: str, fontsize: float = SMALLEST_TEXT) -> float:
-    """How wide, in inches, a cell must be to hold ``text`` (digits, points and
-    signs) at ``fontsize`` points, with a little room on each side."""
-    ems = sum(0.32 if char in ".,-" else 0.64 for char in text)  # DejaVu Sans' widths
-    return ems * fontsize / 72 + 0.08
-
-
-def heatmap(
-    ax,
-    matrix: torch.Tensor,
-    vmin: float,
-    vmax: float,
-    *,
-    annotate: bool = False,
-    fmt: str = "{:.2f}",
-    fontsize: float = SMALLEST_TEXT,
-    cmap: str = CMAP,
-    norm=None,
-    blocked: torch.Tensor | None = None,
-):
-    """Draw ``matrix (rows, cols)`` as an image on the colour scale ``[vmin, vmax]``
-    (or ``norm``, a matplotlib normalisation that holds its own limits).
-
-    With ``annotate``, each value is printed in its cell, dark on the light half
-    of the colour map and white on the dark half. ``blocked`` (bool,
-    ``(rows, cols)``, ``True`` where the key is blocked) cells are drawn in the
-    book's look for a blocked key (:data:`BLOCKED_FACE`, hatched, no number);
-    NaN cells print :data:`NAN_TEXT`. Returns the image (for a colour bar).
-
-    Args:
-        ax: the matplotlib axes to draw into.
-        matrix: ``(rows, cols)``, the values.
-        vmin, vmax: the ends of the colour scale (unused with ``norm``).
-        annotate: print each value in its cell.
-        fmt: the format of a printed value.
-        fontsize: the printed values' size in points.
-        cmap: the colour map's name.
-        norm: a matplotlib normalisation, in place of ``vmin`` and ``vmax``.
-        blocked: ``(rows, cols)`` bool, ``True`` where a key is blocked.
-    """
-    hidden = matrix.isnan()
-    if blocked is not None:
-        hidden = hidden | blocked
-    scale = {"norm": norm} if norm is not None else {"vmin": vmin, "vmax": vmax}
-    shown = matrix.masked_fill(hidden, float("nan"))  # drawn by the patches below
-    image = ax.imshow(
-        shown.numpy(), cmap=cmap, aspect="auto", interpolation="nearest", **scale
-    )
-    for i, j in hidden.nonzero().tolist():
-        is_blocked = blocked is not None and bool(blocked[i, j])
-        ax.add_patch(
-            Rectangle(
-                (j - 0.5, i - 0.5),
-                1,
-                1,
-                facecolor=BLOCKED_FACE if is_blocked else "white",
-                edgecolor=BLOCKED_LINES,
-                hatch=BLOCKED_HATCH if is_blocked else None,
-                linewidth=0 if is_blocked else 0.8,
-            )
-        )
-    for i, row in enumerate(matrix.tolist()):
-        for j, value in enumerate(row):
-            if annotate and value == value and not bool(hidden[i, j]):
-                light = float(image.norm(value)) > 0.5
-                ax.text(
-                    j,
-                    i,
-                    _number(value, fmt),
-                    ha="center",
-                    va="center",
-                    fontsize=fontsize,
-                    color="black" if light else "white",
-                )
-    # "NaN" in each NaN cell, or once over each run of NaN cells in a row when
-    # a cell is too narrow for it (the axes' size is known: a fixed layout).
-    cell = ax.get_position().width * ax.get_figure().get_figwidth() / matrix.size(1)
-    for i, row in enumerate(matrix.isnan().tolist()):
-        runs, j = [], 0
-        while j < len(row):
-            if not row[j]:
-                j += 1
-                continue
-            end = j + 1
-            while end < len(row) and row[end] and cell < room_for(NAN_TEXT + "W"):
-                end += 1
-            runs.append((j, end))
-            j = end
-        for start, end in runs:
-            ax.text(
-                (start + end - 1) / 2,
-                i,
-                NAN_TEXT,
-                ha="center",
-                va="center",
-                fontsize=fontsize,
-                fontweight="bold",
-                color="black",
-                bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5},
-            )
-    return image
-
-
-def blocked_swatch() -> Rectangle:
-    """A legend's handle for a blocked key."""
-    return Rectangle(
-        (0, 0),
-        1,
-        1,
-        facecolor=BLOCKED_FACE,
-        edgecolor=BLOCKED_LINES,
-        hatch=BLOCKED_HATCH,
-        linewidth=0,
-    )
-
-
-def probability_scale():
-    """The colour scale of every attention map in the book: 0 to 1, square root.
-
-    Random weights give probabilities around 1/k_len (0.1 to 0.3); on a linear
-    scale they all look the same dark blue. The square root spreads the small
-    values (0.1 is a third of the way up the colour map) and keeps 1 at the top.
-    """
-    return PowerNorm(0.5, vmin=0.0, vmax=1.0)
-
-
-PROBABILITY_TICKS = (0.0, 0.05, 0.2, 0.4, 0.6, 0.8, 1.0)
-#: The ticks of a phone layout's colour bar, which lies across the figure.
-PHONE_PROBABILITY_TICKS = (0.0, 0.05, 0.2, 0.5, 1.0)
-
-
-# --- Attention maps ------------------------------------------------------------------
 
 
 def blocked_keys(

@@ -8,7 +8,8 @@ import torch
 from matplotlib.figure import Figure
 
 from mha._checks import check_number
-from mha.plotting.core import COLOURS, BookFigure, line_style
+from mha.plotting.figure import BookFigure
+from mha.plotting.palette import COLOURS, line_style
 from mha.plotting.screens import COLUMN_WIDTH, for_every_screen
 
 

@@ -12,15 +12,9 @@ from matplotlib.patches import Rectangle
 
 from mha._checks import as_matrix, check_int, check_labels, check_number
 from mha.attention import check_heads
-from mha.plotting.core import (
-    COLOURS,
-    LINE_STYLES,
-    MARKERS,
-    BookFigure,
-    head_colour,
-    heatmap,
-    room_for,
-)
+from mha.plotting.figure import BookFigure
+from mha.plotting.heatmap import heatmap, room_for
+from mha.plotting.palette import COLOURS, LINE_STYLES, MARKERS, head_colour
 from mha.plotting.screens import COLUMN_WIDTH, for_every_screen
 
 
@@ -127,7 +121,7 @@ def head_split_figure(
         head framed and named; right (below), one ``(seq_len, d_key)`` panel
         per head (``head 0``, ``head 1``, …), its columns labelled with the
         features they came from. All panels share one colour scale; each
-        head has its colour (`mha.plotting.core.head_colour`) and a line style of its own.
+        head has its colour (`mha.plotting.palette.head_colour`) and a line style of its own.
     """
     q = as_matrix("q", q, 2)
     seq_len, d_model = q.shape

@@ -9,14 +9,9 @@ import torch
 from matplotlib.figure import Figure
 
 from mha._checks import as_matrix, check_labels, check_number
-from mha.plotting.core import (
-    COLOURS,
-    KEY_AXIS,
-    PROBABILITY,
-    BookFigure,
-    head_colour,
-    heatmap,
-)
+from mha.plotting.figure import BookFigure
+from mha.plotting.heatmap import heatmap
+from mha.plotting.palette import COLOURS, KEY_AXIS, PROBABILITY, head_colour
 from mha.plotting.screens import COLUMN_WIDTH, for_every_screen
 
 

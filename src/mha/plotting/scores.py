@@ -9,7 +9,8 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
 from mha._checks import as_matrix, check_int, check_number
-from mha.plotting.core import COLOURS, BookFigure, line_style
+from mha.plotting.figure import BookFigure
+from mha.plotting.palette import COLOURS, line_style
 from mha.plotting.screens import COLUMN_WIDTH, for_every_screen
 
 

@@ -8,7 +8,8 @@ import torch
 from matplotlib.figure import Figure
 
 from mha._checks import as_matrix, check_number
-from mha.plotting.core import COLOURS, BookFigure
+from mha.plotting.figure import BookFigure
+from mha.plotting.palette import COLOURS
 from mha.plotting.screens import COLUMN_WIDTH, for_every_screen
 
 

@@ -16,7 +16,7 @@ import {number} from "./words.js";
 var FONT = {title: 14, head: 12, label: 12, axis: 11, number: 10};  // CSS px
 
 // Where probability p sits on the colour scale, 0 to 1 (a power of p,
-// mha.plotting.core.probability_scale).
+// mha.plotting.palette.probability_scale).
 function scaled(look, p) {
   return Math.pow(p, look.gamma);
 }
@@ -273,7 +273,7 @@ export function paint(canvas, picture, ink, look, family, ratio) {
   });
 }
 
-// Head h's colour (mha.plotting.core.head_colour): its map's frame. Its
+// Head h's colour (mha.plotting.palette.head_colour): its map's frame. Its
 // title is in the page's text colour, readable on any page.
 export function headColour(ink, h) {
   return ink.heads.length ? ink.heads[h % ink.heads.length] : ink.text;

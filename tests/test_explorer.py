@@ -75,6 +75,24 @@ def test_a_model_built_or_trained_in_the_notebook_can_be_explored():
     assert choice == "Model:" and list(found) == ["a", "b"]
 
 
+def test_the_first_layer_a_reader_builds_reads_the_running_example():
+    """mha.MultiHeadAttention(8, 2) or nn.MultiheadAttention(8, 2), as built in
+    chapter 5 or 9: its maps are the layer's on the running example's X, and
+    the reader's layer stays as it was (a float64 copy is explored)."""
+    torch.manual_seed(0)
+    ex = mha.running_example()
+    mine = mha.MultiHeadAttention(8, 2)
+    theirs = torch.nn.MultiheadAttention(8, 2, batch_first=True)
+    for layer, as_ours in ((mine, mine), (theirs, mha.from_torch(theirs))):
+        (network,) = models.networks(layer, None, (), ())[1]["model"].values()
+        got = reading(network, ex.tokens[1]).probs[0]  # (n_heads, q_len, k_len)
+        X = ex.X[1:2].float()  # (1, 6, 8)
+        want = as_ours(X, X, X)[1][0]
+        torch.testing.assert_close(got.float(), want, atol=1e-5, rtol=0)
+    assert mine.Wq.weight.dtype == torch.float32 and mine.training
+    assert isinstance(mha.attention_explorer(mine), mha.explorer.notebook.Explorer)
+
+
 @pytest.mark.parametrize("mask", ["none", "causal", "padding"])
 def test_a_reading_is_the_model_s_own_forward_pass(mask):
     network = models._of_task(NEIGHBOURS, 4)
@@ -313,6 +331,8 @@ BAD_INPUT = [
      "at most 10 words", "got 41 in 'a a"),
     (lambda: mha.attention_explorer("agreement"), TypeError, "model", "a mha.training.Task",
      "got str"),
+    (lambda: mha.attention_explorer(mha.MultiHeadAttention(16, 2)), ValueError,
+     "model as a layer", "d_model=8", "got d_model=16"),
     (lambda: mha.attention_explorer(training.ToyModel(16)), TypeError, "vocab",
      "mha.Vocab or the mha.training.Task", "got NoneType"),
     (lambda: mha.attention_explorer(AGREEMENT, seed=7), ValueError, "seed", "one of",

@@ -43,7 +43,9 @@ def attention_explorer(
         model: what to explore. ``None``: the running example's layer, with
             a control for ``weights``. A `mha.training.task.Task` (such as
             ``training.AGREEMENT``): the models shipped for it, one for each
-            of ``head_counts``, trained with ``seed``. A model you built or
+            of ``head_counts``, trained with ``seed``. A layer you built, a
+            `mha.MultiHeadAttention` or ``nn.MultiheadAttention`` of width 8:
+            it reads the running example's embeddings and positions. A model you built or
             trained: a ``training.train(...)`` run, a
             `mha.example.RunningExample`, or a model with ``embed``,
             ``position``, ``layers`` (or one ``attention``) and optional

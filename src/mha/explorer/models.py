@@ -14,6 +14,7 @@ explorer; :func:`reading` is the package's reading of one setting
 from __future__ import annotations
 
 import base64
+import copy
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from mha._threads import one_thread
 from mha.attention import MultiHeadAttention
 from mha.defaults import DTYPE, SENTENCES
 from mha.example import WEIGHTS, RunningExample, running_example
+from mha.interop import from_torch
 from mha.masks import causal_mask, padding_mask
 from mha.text import PAD, Vocab, tokenize
 from mha.training import HEAD_COUNTS, PREVIOUS_WORD, ToyModel, load
@@ -136,13 +138,30 @@ def _running_example(n_heads: int, weights: str) -> Network:
     return _of_example(running_example(n_heads, weights="random"))
 
 
-def _of_example(ex: RunningExample) -> Network:
-    """The running example's layer in a one-layer model (its readout not shown)."""
+def _of_example(ex: RunningExample, layer: MultiHeadAttention | None = None) -> Network:
+    """The running example's layer, or ``layer`` in its place, in a one-layer
+    model on the running example's embeddings and positions (no readout shown)."""
+    layer = ex.attention if layer is None else layer
     with torch.random.fork_rng(devices=[]):  # the reader's random draws untouched
-        model = ToyModel(len(ex.vocab), 1, ex.d_model, ex.n_heads, dtype=DTYPE)
+        model = ToyModel(len(ex.vocab), 1, ex.d_model, layer.n_heads, dtype=DTYPE)
     model.embed, model.position = ex.embed, ex.position
-    model.layers = nn.ModuleList([ex.attention])
+    model.layers = nn.ModuleList([layer])
     return Network(ex.vocab, model.eval().requires_grad_(False))
+
+
+def _of_layer(layer: MultiHeadAttention | nn.MultiheadAttention) -> Network:
+    """A layer the reader built, on the running example's embeddings and
+    positions; a copy in float64, the reader's layer untouched."""
+    if isinstance(layer, nn.MultiheadAttention):
+        layer = from_torch(layer)
+    ex = running_example()
+    if layer.d_model != ex.d_model or layer.n_heads * layer.d_key != ex.d_model:
+        raise ValueError(
+            f"model as a layer must read the running example's d_model={ex.d_model} "
+            f"features in heads of d_model // n_heads, got d_model={layer.d_model}, "
+            f"n_heads={layer.n_heads}, d_key={layer.d_key}"
+        )
+    return _of_example(ex, copy.deepcopy(layer).to(DTYPE))
 
 
 def _of_model(model: nn.Module, vocab: Vocab, task: Task | None) -> Network:
@@ -178,7 +197,8 @@ def _is_model(value: object) -> bool:
 
 WHAT = (
     "None (the running example's layer), a mha.training.Task (its shipped models), "
-    "a TrainingRun, a RunningExample, a model with embed, position, layers and "
+    "a TrainingRun, a RunningExample, a layer of width 8 (mha.MultiHeadAttention "
+    "or nn.MultiheadAttention), a model with embed, position, layers and "
     "readouts such as mha.training.ToyModel (with vocab=), or a dict of these by label"
 )
 
@@ -235,6 +255,8 @@ def networks(
         network = _of_model(model.model, model.task.vocab, model.task)
     elif isinstance(model, RunningExample):
         network = _of_example(model)
+    elif isinstance(model, (MultiHeadAttention, nn.MultiheadAttention)):
+        network = _of_layer(model)
     elif _is_model(model):
         if isinstance(vocab, Task):
             network = _of_model(model, vocab.vocab, vocab)

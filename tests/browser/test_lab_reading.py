@@ -68,6 +68,12 @@ def test_what_the_checks_find(text, roles, numbers):
     assert exercise_numbers([text]) == numbers
 
 
+def test_an_unresolved_cross_reference_fails_a_chapter():
+    assert unresolved("warning", "Cross reference target was not found: scores-shift")
+    assert unresolved("error", "anything")
+    assert not unresolved("warning", "a deprecation")
+
+
 CHAPTERS = notebooks()
 
 
@@ -129,6 +135,12 @@ def check_markup_closely(page, first_exercise: str) -> None:
     assert not setup.locator(".jp-InputArea-editor").is_visible()
 
 
+def unresolved(kind: str, text: str) -> bool:
+    """A console message that fails a chapter: an error, or the warning
+    jupyterlab-myst gives for a cross-reference it cannot find."""
+    return kind == "error" or "reference target was not found" in text.lower()
+
+
 @pytest.mark.slow
 def test_every_chapter_reads_in_jupyterlab_as_on_the_site(browser):
     numbers = lab_markup.chapter_numbers()
@@ -140,7 +152,9 @@ def test_every_chapter_reads_in_jupyterlab_as_on_the_site(browser):
         page.on("pageerror", lambda error: errors.append(f"uncaught: {error}"))
         page.on(
             "console",
-            lambda m: m.type == "error" and errors.append(f"console: {m.text}"),
+            lambda m: (
+                unresolved(m.type, m.text) and errors.append(f"console: {m.text}")
+            ),
         )
         open_lab(page, base, token)
         for chapter in CHAPTERS:

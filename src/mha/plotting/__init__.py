@@ -9,7 +9,7 @@ here, as ``mha.plotting.<name>``.
 """
 
 from mha.plotting.core import display_attention
-from mha.plotting.costs import cost_counts_figure, timing_figure
+from mha.plotting.costs import cost_counts_figure
 from mha.plotting.embeddings import head_split_figure, positional_encoding_curves
 from mha.plotting.figure import BookFigure, to_png
 from mha.plotting.fingerprint import fingerprint
@@ -30,7 +30,6 @@ __all__ = [
     "key_plane_figure",
     "positional_encoding_curves",
     "softmax_saturation_figure",
-    "timing_figure",
     "to_png",
     "training_curve",
     "weighted_values_figure",

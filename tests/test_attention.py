@@ -371,44 +371,6 @@ def test_bad_input_is_refused_with_a_clear_message(row):
     refuses(*row)
 
 
-# --- A causal layer never changes the outputs of earlier positions (generation) ---
-
-
-@pytest.fixture
-def causal_layer() -> mha.MultiHeadAttention:
-    return mha.MultiHeadAttention(16, 4, dropout=0.0, dtype=torch.float64).eval()
-
-
-@pytest.fixture
-def x_seq(gen) -> torch.Tensor:
-    # (batch, seq_len, d_model)
-    return torch.randn(2, 7, 16, generator=gen, dtype=torch.float64)
-
-
-def test_causal_outputs_do_not_depend_on_later_tokens(causal_layer, x_seq):
-    full, _ = causal_layer(x_seq, x_seq, x_seq, mask=mha.causal_mask(7))
-    for t in range(1, 8):
-        prefix = x_seq[:, :t]
-        out, _ = causal_layer(prefix, prefix, prefix, mask=mha.causal_mask(t))
-        torch.testing.assert_close(out, full[:, :t])
-
-
-def test_without_the_mask_later_tokens_change_earlier_outputs(causal_layer, x_seq):
-    full, _ = causal_layer(x_seq, x_seq, x_seq)
-    prefix = x_seq[:, :6]
-    out, _ = causal_layer(prefix, prefix, prefix)
-    assert (out - full[:, :6]).abs().max() > 1e-3
-
-
-def test_one_query_per_step_gives_the_causal_outputs(causal_layer, x_seq):
-    full, _ = causal_layer(x_seq, x_seq, x_seq, mask=mha.causal_mask(7))
-    steps = [
-        causal_layer(x_seq[:, t - 1 : t], x_seq[:, :t], x_seq[:, :t])[0]
-        for t in range(1, 8)
-    ]
-    torch.testing.assert_close(torch.cat(steps, dim=1), full)
-
-
 def test_dropout_is_off_by_default_as_in_pytorch(gen):
     """Like ``nn.MultiheadAttention``: a fresh layer in training mode gives the
     same numbers on every call, until dropout is asked for."""

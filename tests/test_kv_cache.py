@@ -1,5 +1,6 @@
-"""The key-value cache gives what the layer gives on the whole sequence with a
-causal mask, one step at a time, and refuses what it cannot continue."""
+"""Generation: a causal layer's earlier outputs never change, so the
+key-value cache gives what the layer gives on the whole sequence one step at
+a time; and it refuses what it cannot continue."""
 
 from __future__ import annotations
 
@@ -9,6 +10,41 @@ from refusal import refuses, row_ids
 
 import mha
 from mha.kv_cache import KVCache
+
+
+@pytest.fixture
+def causal_layer() -> mha.MultiHeadAttention:
+    return mha.MultiHeadAttention(16, 4, dropout=0.0, dtype=torch.float64).eval()
+
+
+@pytest.fixture
+def x_seq(gen) -> torch.Tensor:
+    # (batch, seq_len, d_model)
+    return torch.randn(2, 7, 16, generator=gen, dtype=torch.float64)
+
+
+def test_causal_outputs_do_not_depend_on_later_tokens(causal_layer, x_seq):
+    full, _ = causal_layer(x_seq, x_seq, x_seq, mask=mha.causal_mask(7))
+    for t in range(1, 8):
+        prefix = x_seq[:, :t]
+        out, _ = causal_layer(prefix, prefix, prefix, mask=mha.causal_mask(t))
+        torch.testing.assert_close(out, full[:, :t])
+
+
+def test_without_the_mask_later_tokens_change_earlier_outputs(causal_layer, x_seq):
+    full, _ = causal_layer(x_seq, x_seq, x_seq)
+    prefix = x_seq[:, :6]
+    out, _ = causal_layer(prefix, prefix, prefix)
+    assert (out - full[:, :6]).abs().max() > 1e-3
+
+
+def test_one_query_per_step_gives_the_causal_outputs(causal_layer, x_seq):
+    full, _ = causal_layer(x_seq, x_seq, x_seq, mask=mha.causal_mask(7))
+    steps = [
+        causal_layer(x_seq[:, t - 1 : t], x_seq[:, :t], x_seq[:, :t])[0]
+        for t in range(1, 8)
+    ]
+    torch.testing.assert_close(torch.cat(steps, dim=1), full)
 
 
 def layer_and_inputs(n_heads=4, d_key=None, batch=2, length=7, seed=0):

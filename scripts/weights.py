@@ -25,6 +25,7 @@ TASKS = {
         training.NEIGHBOURS,
         training.AGREEMENT,
         training.FRONTED,
+        training.INDUCTION,
     )
 }
 

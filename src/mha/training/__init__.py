@@ -8,6 +8,8 @@ the loop, and their shipped weights.
   in a small synthetic language (*the keys to the cabinet are*), and
   :data:`.FRONTED`, the same with phrases before the subject too (*by the
   door the lamps are*), and sentences of one shape to test a model with;
+- :mod:`mha.training.induction`: :data:`.INDUCTION`, random letters whose
+  first part repeats (*continue the repeat*), the task of an induction head;
 - :mod:`mha.training.model`: the toy model (:class:`.ToyModel`: layers,
   on a residual stream or not, causal or not) and its reading of a sentence
   (:func:`.read`);
@@ -25,8 +27,9 @@ Trained models are judged by their behaviour, never by equality with a file:
 float32 training amplifies the last-bit differences between processors.
 """
 
-from mha.training import composition, variants
+from mha.training import composition, induction, variants
 from mha.training.agreement import AGREEMENT, FRONTED
+from mha.training.induction import INDUCTION
 from mha.training.loop import fit, load, train
 from mha.training.measures import (
     behaviour,
@@ -42,6 +45,7 @@ __all__ = [
     "AGREEMENT",
     "FRONTED",
     "HEAD_COUNTS",
+    "INDUCTION",
     "NEIGHBOURS",
     "PREVIOUS_WORD",
     "Task",
@@ -50,6 +54,7 @@ __all__ = [
     "composition",
     "fit",
     "head_mean",
+    "induction",
     "load",
     "mean_ablated",
     "read",

@@ -1,0 +1,187 @@
+"""*Repeat the sequence*: random letters whose first part comes again, the
+task on which a two-layer model learns an induction head (Olsson et al.,
+2022).
+
+A sentence of ``L`` letters starts with a segment of ``n`` letters (``n``
+drawn uniformly from 3 to ``L // 2`` for each sentence), repeated right after
+it; random letters fill the rest. At every position of the second copy but
+its last, the answer is the next letter, which the model can only know from
+the first copy: the letter after the earlier occurrence of the current one.
+The key that holds it is that letter's position in the first copy. Every
+letter is drawn uniformly and independently, so a segment may hold a letter
+twice: its next letter is then ambiguous, and no model answers every
+position right. Repeats of varying length keep a model from finding the
+answer at a fixed distance back (with one length, a model learns that
+distance instead).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import string
+from collections.abc import Iterator
+
+import torch
+from torch import nn
+
+from mha._checks import check_int
+from mha.text import Vocab
+from mha.training.measures import _attention_layer, _replacing_head
+from mha.training.task import IGNORE, Batch, Task
+
+LETTERS = tuple(string.ascii_lowercase[:16])  # the task's words
+SHORTEST = 3  # the shortest repeated segment
+TRAINED = 8  # the longest segment of training (half its sentences' 16 letters)
+
+
+def draw_repeats(
+    vocab: Vocab,
+    generator: torch.Generator,
+    n_sentences: int,
+    length: int,
+    held_out: bool = False,
+) -> Batch:
+    """The draw of :data:`INDUCTION` (a :data:`~mha.training.task.Draw`):
+    ``n_sentences`` sentences of ``length`` letters as the module describes.
+    Random, so ``held_out=True`` draws what training draws; ``held_out="long"``
+    draws segments longer than any of training (``TRAINED + 1`` letters to
+    ``length // 2``), in sentences longer than training's."""
+    first = vocab.unk_id + 1  # real words only
+    ids = torch.randint(first, len(vocab), (n_sentences, length), generator=generator)
+    shortest = TRAINED + 1 if held_out == "long" else SHORTEST
+    longest = length // 2
+    if longest < shortest:
+        raise ValueError(
+            f"length must be at least {2 * shortest} for held_out={held_out!r}, got {length}"
+        )
+    sizes = torch.randint(shortest, longest + 1, (n_sentences,), generator=generator)
+    targets = torch.full((n_sentences, length, 1), IGNORE)
+    keys = torch.full((n_sentences, length, 1), -1)
+    for s, n in enumerate(sizes.tolist()):
+        ids[s, n : 2 * n] = ids[s, :n]
+        where = torch.arange(n, 2 * n - 1)  # the second copy but its last
+        targets[s, where, 0] = ids[s, where + 1]
+        keys[s, where, 0] = where - n + 1  # the letter after the earlier occurrence
+    return Batch(ids, targets, keys, torch.full_like(keys, -1))
+
+
+def repeated(segment: str, before: str = "", after: str = "") -> str:
+    """A sentence of letters: ``before``, ``segment`` twice, ``after``
+    (each a string of letters, spaces optional), as the explorer and
+    :meth:`~mha.training.task.Task.read` take it."""
+    for name, text in (("segment", segment), ("before", before), ("after", after)):
+        if not isinstance(text, str):
+            raise TypeError(f"{name} must be a str of letters, got {type(text).__name__}")
+    letters = [c for c in before + segment + segment + after if not c.isspace()]
+    return " ".join(letters)
+
+
+#: *Continue the repeat*: a two-layer model's second copy predicted from the first.
+INDUCTION = Task(
+    name="induction",
+    asks="in the second copy of a repeated segment, the next letter",
+    answers=("next",),
+    words=LETTERS,
+    lengths=(2 * TRAINED, 2 * TRAINED),
+    test_lengths=(2 * TRAINED,),
+    draw=draw_repeats,
+    seeds=(0, 1, 2, 3, 4),
+    steps=3000,
+    batch_size=64,
+    lr=0.03,
+    max_length=32,
+    depths=(2,),
+    head_counts=(2,),
+)
+
+
+def corrupted(
+    batch: Batch, generator: torch.Generator
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Each sentence of ``batch`` with one letter of its first copy changed
+    so that the earlier occurrence of one query's letter is gone: the
+    *corrupted* run of :func:`patched`.
+
+    For each sentence one position ``i`` of its second copy that has an
+    answer is drawn; its answer stands at key ``k`` in the first copy, after
+    the earlier occurrence of ``i``'s letter at ``k - 1``, and that letter
+    is replaced by another letter (drawn uniformly from the others).
+
+    Returns:
+        ``(ids, query, answer)``: the corrupted ids ``(n, L)``, each
+        sentence's query position ``(n,)`` and the id of the clean answer
+        there ``(n,)``.
+    """
+    if not isinstance(batch, Batch):
+        raise TypeError(f"batch must be a mha.training.task.Batch, got {type(batch).__name__}")
+    asked = batch.targets[..., 0] != IGNORE  # (n, L)
+    if not asked.any(dim=1).all():
+        raise ValueError("batch must have an answer in every sentence")
+    choice = torch.rand(asked.shape, generator=generator).masked_fill(~asked, -1.0)
+    query = choice.argmax(dim=1)  # (n,): one asked position each
+    rows = torch.arange(len(query))
+    answer = batch.targets[rows, query, 0]  # (n,)
+    before = batch.keys[rows, query, 0] - 1  # (n,): the earlier occurrence
+    ids = batch.ids.clone()
+    n_words = len(LETTERS)
+    shift = torch.randint(1, n_words, (len(query),), generator=generator)
+    first = 2  # the first letter's id (after <pad> and <unk>)
+    ids[rows, before] = first + (ids[rows, before] - first + shift) % n_words
+    return ids, query, answer
+
+
+@contextlib.contextmanager
+def patched(
+    model: nn.Module, clean: torch.Tensor, head: int, layer: int = 0
+) -> Iterator[nn.Module]:
+    """Inside the ``with`` block, one head of ``model`` writes what it wrote
+    when the model read ``clean`` (*activation patching*): whatever the
+    model reads then (a *corrupted* batch of the same shape), that head's
+    ``d_key`` features of the merged heads, just before ``Wo``, are the
+    clean run's, at every position. The rest of the model computes as
+    usual, so what comes back of the clean answer is what flows through
+    that head's output. The model is unchanged after the block.
+
+    Args:
+        model: a :class:`~mha.training.model.ToyModel`.
+        clean: ``(n, L)`` ids of the clean run.
+        head: the head patched, ``0 … n_heads - 1``.
+        layer: which of ``model.layers`` it is in (``0``, the first).
+    """
+    attention = _attention_layer(model, layer)
+    check_int("head", head, minimum=0, maximum=attention.n_heads - 1)
+    if not isinstance(clean, torch.Tensor) or clean.dim() != 2:
+        raise ValueError(
+            f"clean must be ids of shape (n, L), got "
+            f"{tuple(clean.shape) if isinstance(clean, torch.Tensor) else type(clean).__name__}"
+        )
+    features = slice(head * attention.d_key, (head + 1) * attention.d_key)
+    seen = []
+
+    def record(module, inputs):
+        seen.append(inputs[0][..., features].clone())  # (n, L, d_key)
+
+    handle = attention.Wo.register_forward_pre_hook(record)
+    try:
+        with torch.no_grad():
+            model(clean)
+    finally:
+        handle.remove()
+    clean_output = seen[0]
+
+    def value() -> torch.Tensor:
+        return clean_output
+
+    with _replacing_head(attention, head, value):
+        yield model
+
+
+def right_at(
+    model: nn.Module, ids: torch.Tensor, query: torch.Tensor, answer: torch.Tensor
+) -> float:
+    """The share of sentences ``ids (n, L)`` where ``model``'s answer at
+    position ``query`` (one per sentence) is ``answer``."""
+    with torch.no_grad():
+        logits, _ = model(ids)  # (n, L, 1, vocab)
+    said = logits[torch.arange(len(query)), query, 0].argmax(dim=-1)  # (n,)
+    return (said == answer).double().mean().item()

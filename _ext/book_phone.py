@@ -1,4 +1,4 @@
-"""The page on a phone: figures in their phone layout, wide tables as cards.
+"""The page on a phone: figures in their phone layout, wide tables that stay tables.
 
 A Sphinx extension, for screens as narrow as ``PHONE_SCREEN`` CSS pixels.
 
@@ -18,10 +18,11 @@ screen as narrow as the source's ``media`` says.
 **Tables.** A table of three columns or more is wider than a phone's column
 (358 px) as soon as its cells hold more than a word or two. After the
 references are resolved (``doctree-resolved``), each such table gets the
-class ``mha-cards`` and every cell of its body the name of its column, in a
-label the style sheet (``assets/book.css``) hides on a wide screen; on a
-narrow one the table becomes one card per row, each cell on a line of its
-own after its column's name.
+class ``mha-wide``: on a narrow screen the style sheet (``assets/book.css``)
+sets it in a smaller font with less room around each value, so that its rows
+stay rows a reader can compare, and keeps its first column in view if the
+table must still scroll sideways inside its box. Every page's tables the
+same way.
 """
 
 from __future__ import annotations
@@ -39,9 +40,8 @@ from mha.plotting.figure import PHONE_MIME as MIME
 
 DATA_URL = re.compile(r"data:image/png;base64,([A-Za-z0-9+/=]+)")
 FOLDER = "_images/phone"
-CARDS = "mha-cards"  # a table that becomes cards on a phone
-LABEL = "mha-column"  # a cell's column name, shown on the card
-WIDE = 3  # columns from which a table becomes cards
+WIDE_TABLE = "mha-wide"  # a table set narrower on a phone, its first column fixed
+WIDE = 3  # columns from which a table gets that class
 
 
 def setup(app):
@@ -49,7 +49,7 @@ def setup(app):
     app.connect("env-purge-doc", _forget)
     app.connect("env-merge-info", _merge)
     app.connect("html-page-context", add_phone_sources)
-    app.connect("doctree-resolved", tables_to_cards)
+    app.connect("doctree-resolved", mark_wide_tables)
     app.connect("build-finished", _write_images)
     return {"env_version": 1, "parallel_read_safe": True, "parallel_write_safe": True}
 
@@ -137,39 +137,18 @@ def _write_images(app, exception) -> None:
                 path.write_bytes(png)
 
 
-def tables_to_cards(app, doctree, docname) -> None:
-    """``doctree-resolved``: tables of ``WIDE`` columns or more become cards
-    on a phone (see the module's docstring)."""
+def mark_wide_tables(app, doctree, docname) -> None:
+    """``doctree-resolved``: tables of ``WIDE`` columns or more get their
+    phone layout (see the module's docstring)."""
     for table in list(doctree.findall(nodes.table)):
-        as_cards(table)
+        mark_wide(table)
 
 
-def as_cards(table: nodes.table) -> bool:
-    """Give ``table`` the class and the column labels of its card form, if it
-    is that wide and has a header row; whether it did."""
+def mark_wide(table: nodes.table) -> bool:
+    """Give ``table`` the class of a wide table, if it has ``WIDE`` columns or
+    more; whether it did."""
     groups = list(table.findall(nodes.tgroup))
     if not groups or int(groups[0].get("cols", 0)) < WIDE:
         return False
-    heads = [child for child in groups[0].children if isinstance(child, nodes.thead)]
-    if not heads or not len(heads[0]):
-        return False
-    names = [entry.astext().strip() for entry in _entries(heads[0][-1])]
-    for body in groups[0].children:
-        if not isinstance(body, nodes.tbody):
-            continue
-        for row in body.children:
-            for name, entry in zip(names, _entries(row), strict=False):
-                if not name or not entry.astext().strip():
-                    continue
-                label = nodes.inline(name, name, classes=[LABEL])
-                first = entry[0] if len(entry) else None
-                if isinstance(first, nodes.paragraph):
-                    first.insert(0, label)
-                else:
-                    entry.insert(0, nodes.paragraph("", "", label))
-    table["classes"].append(CARDS)
+    table["classes"].append(WIDE_TABLE)
     return True
-
-
-def _entries(row: nodes.Node) -> list[nodes.entry]:
-    return [child for child in row.children if isinstance(child, nodes.entry)]

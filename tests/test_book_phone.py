@@ -112,19 +112,12 @@ def table(columns: int):
     return found
 
 
-def test_a_wide_table_gets_its_card_form_a_narrow_one_stays():
+def test_a_wide_table_gets_its_phone_class_a_narrow_one_stays_as_it_is():
     wide = table(3)
-    assert book_phone.as_cards(wide)
-    assert book_phone.CARDS in wide["classes"]
-    labels = [
-        n.astext()
-        for n in wide.findall(nodes.inline)
-        if book_phone.LABEL in n["classes"]
-    ]
-    assert labels == ["h0", "h1", "h2"] * 2  # each body cell names its column
-    body_cells = [e.astext() for e in wide.findall(nodes.entry)][3:]
-    assert body_cells[:3] == ["h0r0c0", "h1r0c1", "h2r0c2"]  # the label, then the cell
+    before = [e.astext() for e in wide.findall(nodes.entry)]
+    assert book_phone.mark_wide(wide)
+    assert book_phone.WIDE_TABLE in wide["classes"]
+    assert [e.astext() for e in wide.findall(nodes.entry)] == before  # cells untouched
     narrow = table(2)
-    assert not book_phone.as_cards(narrow)
-    assert book_phone.CARDS not in narrow["classes"]
-    assert not [n for n in narrow.findall(nodes.inline)]
+    assert not book_phone.mark_wide(narrow)
+    assert book_phone.WIDE_TABLE not in narrow["classes"]

@@ -292,7 +292,8 @@ def test_the_page_gets_every_word_and_colour_from_the_package(playground):
     )
     assert (
         data["captions"]["trained"]["8"]["padding"].format(sentence="a b", n_pad=1)
-        == "“a b” · 8 heads (d_key = 1) · padding mask, 1 trailing <pad> · trained weights"
+        == "“a b” · trained weights · 8 heads (d_key = 1)"
+        " · padding mask: 1 <pad> in place of the last words"
     )
     stored = {**data, "headColours": ["#000000"], "words": {"show": "old"}}
     assert page(stored) == data
@@ -301,12 +302,16 @@ def test_the_page_gets_every_word_and_colour_from_the_package(playground):
          "two layers": training.load(training.FRONTED, 4, 0, n_layers=2)},
         vocab=training.FRONTED,
     ).data  # fmt: skip
-    assert two["captions"]["two layers"]["4"]["none"].endswith(
-        " · two layers · 2 layers on a residual stream"
-        " · causal in every layer (the model's own mask)"
+    # Each part of the setting said once, and truly: a model causal in every
+    # layer has a causal mask, whatever the mask control says; the layer shown.
+    said = two["captions"]["two layers"]["4"]["none"]
+    assert said.format(sentence="s", layer=2, n_layers=2) == (
+        "“s” · two layers · 4 heads (d_key = 2) · causal mask (the model's own)"
+        " · layer 2 of 2 shown"
     )
+    assert "no mask" not in said and said.count("layers ") == 1
     assert caption("{x}", "Model:", 1, 8, "none").format(sentence="s") == (
-        "“s” · 1 head (d_key = 8) · no mask · {x}"
+        "“s” · {x} · 1 head (d_key = 8) · no mask"
     )
 
 

@@ -20,7 +20,7 @@ import pytest
 import mha
 from booktools.explorers import expected
 from mha.explorer import notebook
-from mha.explorer.look import BLOCKED_ON_DARK, MASK_TEXT, WORDS, caption, look, title
+from mha.explorer.look import MASK_TEXT, WORDS, caption, look, title
 from mha.explorer.notebook import MODULES, STATIC, front_end
 from mha.training import AGREEMENT, FRONTED, NEIGHBOURS, load
 
@@ -162,7 +162,10 @@ def reading_of(explorer, setting: dict) -> dict:
             s["option"], explorer.choice, s["nHeads"], s["mask"], network.causal
         ),
         "caption": template.format(
-            sentence=s["sentence"], n_pad=got.tokens.count(mha.text.PAD)
+            sentence=" ".join(t for t in got.tokens if t != mha.text.PAD),
+            n_pad=got.tokens.count(mha.text.PAD),
+            layer=1,
+            n_layers=len(network.layers),
         ),
     }
 
@@ -255,7 +258,7 @@ def literals(code: str) -> list[str]:
 def package_strings() -> list[str]:
     """The package's words, labels and colours that the page shows (a title
     and a caption with every part)."""
-    strings = [*WORDS.values(), *MASK_TEXT.values(), *BLOCKED_ON_DARK.values()]
+    strings = [*WORDS.values(), *MASK_TEXT.values()]
     found = look()
     strings += [found["query"], found["key"], found["bar"], found["blockedKey"]]
     strings += [*found["headColours"], *found["blocked"]["light"].values()]

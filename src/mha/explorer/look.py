@@ -28,7 +28,7 @@ WORDS = {
     "removeWord": "remove the last word",
     "removeKey": "⌫",
     "mask": "Mask:",
-    "nPad": "Padding tokens:",
+    "nPad": "Padding:",
     "nHeads": "Heads:",
     "row": "Query word:",
     "rowOption": "{row}: {token}",
@@ -50,7 +50,7 @@ WORDS = {
     "layerList": ". ",
     "head": "head {head}",
     "layer": "layer {layer}",
-    "described": "{title}. {description}",
+    "layerSwitch": "Layer:",
     "looks": "Where “{word}” (position {row}) looks most: {layers}.",
     "inLayer": "layer {layer}: {heads}",
     "headAt": "head {head} at “{token}” ({p})",
@@ -68,9 +68,6 @@ NUMBER_INK = {"dark": "white", "light": "black", "at": 0.5}
 #: The decimals of a probability printed in a map (mha.plotting.heatmap.heatmap's
 #: format) and in the page's words.
 DECIMALS = 2
-#: A blocked key on a dark page (the book's figures sit on white and use
-#: mha.plotting.palette's BLOCKED_FACE and BLOCKED_LINES, as the light page does).
-BLOCKED_ON_DARK = {"face": "#4a4a4a", "lines": "#7a7a7a"}
 
 
 def title(
@@ -105,22 +102,31 @@ def caption(
     residual: bool = False,
     causal: bool = False,
 ) -> str:
-    """The picture's caption, a format string of ``{sentence}`` and
-    ``{n_pad}`` (the ``<pad>`` tokens shown)."""
-    text = (
-        f"“{{sentence}}” · {n_heads} head{'s' * (n_heads > 1)} (d_key = {d_key}) · "
-        + MASK_TEXT[mask]
-        + (f", {{n_pad}} trailing {PAD}" if mask == "padding" else "")
-    )
+    """The picture's caption, each part of the setting said once: a format
+    string of ``{sentence}`` (the words read), ``{n_pad}`` (the ``<pad>``
+    tokens that replaced the last words) and, for ``n_layers`` > 1,
+    ``{layer}`` (the layer shown) and ``{n_layers}``. The mask is the one that
+    blocks keys: a model ``causal`` in every layer says so in its place.
+    (``residual`` is accepted for the callers' argument order; the model's
+    name says what it is.)"""
+    del residual
+    parts = ["“{sentence}”"]
     if choice == "Weights:":
-        text += f" · {_braced(option)} weights"
+        parts.append(f"{_braced(option)} weights")
     elif choice == "Model:":
-        text += f" · {_braced(option)}"
+        parts.append(_braced(option))
+    parts.append(f"{n_heads} head{'s' * (n_heads > 1)} (d_key = {d_key})")
+    shown = MASK_TEXT[mask]
+    if causal and mask == "none":
+        shown = "causal mask (the model's own)"
+    elif causal and mask == "padding":
+        shown += " and causal"
+    if mask == "padding":
+        shown += f": {{n_pad}} {PAD} in place of the last words"
+    parts.append(shown)
     if n_layers > 1:
-        text += f" · {n_layers} layers" + (" on a residual stream" * residual)
-    if causal and mask != "causal":
-        text += " · causal in every layer (the model's own mask)"
-    return text
+        parts.append("layer {layer} of {n_layers} shown")
+    return " · ".join(parts)
 
 
 def _braced(text: str) -> str:
@@ -141,9 +147,12 @@ def look() -> dict:
         "gamma": float(palette.probability_scale().gamma),
         "ticks": [[p, f"{p:g}"] for p in palette.PROBABILITY_TICKS],
         "headColours": list(palette.HEAD_COLOURS),
+        # A blocked key as the figures draw it, on a light page and a dark one:
+        # a neutral light grey, hatched, which no probability's colour is (the
+        # light end of the colour map is yellow, its grey middle darker).
         "blocked": {
-            "light": {"face": palette.BLOCKED_FACE, "lines": palette.BLOCKED_LINES},
-            "dark": BLOCKED_ON_DARK,
+            scheme: {"face": palette.BLOCKED_FACE, "lines": palette.BLOCKED_LINES}
+            for scheme in ("light", "dark")
         },
         "numbers": NUMBER_INK,
         "decimals": DECIMALS,

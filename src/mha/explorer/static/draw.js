@@ -43,42 +43,58 @@ function font(size, family, bold) {
   return (bold ? "bold " : "") + size + "px " + family;
 }
 
-// The panels of n heads: the book's grid, fewer columns where the cells
-// would be smaller than a finger can tell apart.
-function columns(look, nHeads, room, length, gap) {
-  var cols = look.columns[nHeads] || 1;
-  while (cols > 1 && (room - (cols - 1) * gap) / cols / length < 14) {
-    cols = Math.ceil(cols / 2);
+// The grid of n heads in a stage of room × high CSS px: the columns whose
+// cells come out largest (a row of maps costs its head titles and gaps too).
+function grid(nHeads, length, room, high, gap, headTitle, rowGap) {
+  var best = {cols: 1, rows: nHeads, map: 0};
+  for (var cols = 1; cols <= nHeads; cols += 1) {
+    var rows = Math.ceil(nHeads / cols);
+    if (cols > 1 && Math.ceil(nHeads / (cols - 1)) === rows) {
+      continue;  // as many rows with fewer columns: the same cells, narrower
+    }
+    var byWidth = (room - (cols - 1) * gap) / cols;
+    var byHeight = (high - rows * headTitle - (rows - 1) * rowGap) / rows;
+    var map = Math.min(byWidth, byHeight, length * 44);
+    if (map > best.map + 0.5) {
+      best = {cols: cols, rows: rows, map: map};
+    }
   }
-  return cols;
+  return best;
 }
 
-// What the maps of `result` show, `width` CSS px wide, in `data`'s look and
-// words. options: {title, row (the query row outlined)}; measure(text, size,
-// bold) gives a text's width.
+// What the maps of `result` show on a stage of `width` × `height` CSS px (the
+// same stage for every setting: the maps fit it), in `data`'s look and
+// words. options: {title (not drawn: the caption says the setting), row
+// (the query row outlined), layers (the layers drawn, by index)};
+// measure(text, size, bold) gives a text's width.
 // → {width, height, title, row, maps: [{layer, head, x, y, size, cell,
 // cells: per row, per key {p (null where blocked), fill, number}}], texts:
 // [{text, x, y, size, align, baseline, angle, bold}], bars: per layer {x, y,
 // width, height}, blockedKey: {x, y, size} or null, numberSize}
-export function layout(data, result, width, options, measure) {
+export function layout(data, result, width, height, options, measure) {
   var look = data.look, words = data.words;
-  var tokens = result.tokens, L = tokens.length, nLayers = result.layers.length;
+  var tokens = result.tokens, L = tokens.length;
+  var shown = options.layers || result.layers.map(function (_, l) { return l; });
+  var nLayers = shown.length, many = result.layers.length > 1;
   var nHeads = result.layers[0].probs.length;
   var labelW = Math.max.apply(null, tokens.map(function (t) {
     return measure(t, FONT.label);
   }));
-  var left = FONT.axis + 8 + labelW + 6, right = 78, gap = 14, headTitle = 18;
+  var barRoom = Math.max.apply(null, look.ticks.map(function (tick) {
+    return measure(tick[1], FONT.axis);
+  }));
+  var left = FONT.axis + 8 + labelW + 6, gap = 12, headTitle = 18, rowGap = 8;
+  var right = 12 + 10 + 6 + barRoom + 4 + FONT.axis + 2;
+  var layerTitle = many ? FONT.head + 8 : 0;
+  var top = 4, bottom = labelW + 10 + FONT.axis + 8;
   var room = width - left - right;
-  var cols = columns(look, nHeads, room, L, gap), rows = Math.ceil(nHeads / cols);
-  var mapW = Math.min((room - (cols - 1) * gap) / cols, L * 44);
+  var high = (height - top - bottom - (nLayers - 1) * 12) / nLayers - layerTitle;
+  var g = grid(nHeads, L, room, high, gap, headTitle, rowGap);
+  var cols = g.cols, rows = g.rows, mapW = Math.max(4, Math.floor(g.map));
   var cell = mapW / L;
-  var titleLines = splitTitle(options.title, width, measure);
-  var top = 6 + titleLines.length * (FONT.title + 4);
-  var layerTitle = nLayers > 1 ? FONT.head + 8 : 0;
-  var blockH = layerTitle + rows * (headTitle + mapW) + (rows - 1) * 10 + labelW + 10;
-  var height = top + nLayers * blockH + (nLayers - 1) * 12 + FONT.axis + 10;
+  var blockH = layerTitle + rows * (headTitle + mapW) + (rows - 1) * rowGap;
   var gridW = cols * mapW + (cols - 1) * gap;
-  var picture = {width: width, height: Math.ceil(height), title: options.title,
+  var picture = {width: width, height: height, title: options.title,
                  row: options.row, maps: [], texts: [], bars: [], blockedKey: null,
                  numberSize: FONT.number};
   var text = function (t, x, y, size, more) {
@@ -86,21 +102,19 @@ export function layout(data, result, width, options, measure) {
                                       baseline: "alphabetic", angle: 0, bold: false},
                                      more));
   };
-  titleLines.forEach(function (line, i) {
-    text(line, left + gridW / 2, 4 + (i + 1) * (FONT.title + 2), FONT.title,
-         {align: "center"});
-  });
   var anyBlocked = result.blocked.some(function (r) { return r.some(Boolean); });
-  result.layers.forEach(function (layer, l) {
-    var y0 = top + l * (blockH + 12);
-    if (nLayers > 1) {
+  var y1 = top;
+  shown.forEach(function (l, k) {
+    var layer = result.layers[l];
+    var y0 = top + k * (blockH + 12);
+    if (many) {
       text(fill(words.layer, {layer: l + 1}), left, y0 + FONT.head + 2, FONT.head,
            {bold: true});
     }
     layer.probs.forEach(function (probs, h) {
       var r = Math.floor(h / cols), c = h % cols;
       var x = left + c * (mapW + gap);
-      var y = y0 + layerTitle + r * (headTitle + mapW + 10) + headTitle;
+      var y = y0 + layerTitle + r * (headTitle + mapW + rowGap) + headTitle;
       text(fill(words.head, {head: h}), x + mapW / 2, y - 5, FONT.head,
            {align: "center", bold: true});
       picture.maps.push({layer: l, head: h, x: x, y: y, size: mapW, cell: cell,
@@ -119,42 +133,35 @@ export function layout(data, result, width, options, measure) {
                                                              baseline: "middle"});
         });
       }
-      if (r === rows - 1 || h + cols >= nHeads) {
+      if (k === nLayers - 1 && (r === rows - 1 || h + cols >= nHeads)) {
         tokens.forEach(function (t, j) {
           text(t, x + (j + 0.5) * cell, y + mapW + 6, FONT.label,
                {align: "right", baseline: "middle", angle: -90});
         });
+        y1 = Math.max(y1, y + mapW + 6 + labelW);
       }
     });
-    var gy = y0 + layerTitle + headTitle, gh = rows * (headTitle + mapW + 10) - 10 - headTitle;
+    var gy = y0 + layerTitle + headTitle, gh = rows * (headTitle + mapW + rowGap) - rowGap - headTitle;
     text(look.query, FONT.axis, gy + gh / 2, FONT.axis,
          {align: "center", baseline: "middle", angle: -90});
     // The colour bar (the book's scale and ticks) and, where keys are
     // blocked, the grey that marks them.
-    var bx = left + gridW + 16;
+    var bx = left + gridW + 12;
     picture.bars.push({x: bx, y: gy, width: 10, height: gh});
     look.ticks.forEach(function (tick) {
-      text(tick[1], bx + 15, gy + gh * (1 - scaled(look, tick[0])), FONT.axis,
+      text(tick[1], bx + 16, gy + gh * (1 - scaled(look, tick[0])), FONT.axis,
            {baseline: "middle"});
     });
-    text(look.bar, bx + 52, gy + gh / 2, FONT.axis,
+    text(look.bar, bx + 16 + barRoom + 4 + FONT.axis / 2, gy + gh / 2, FONT.axis,
          {align: "center", baseline: "middle", angle: -90});
-    if (anyBlocked && l === nLayers - 1) {
+    if (anyBlocked && k === nLayers - 1) {
       picture.blockedKey = {x: bx, y: gy + gh + 8, size: 10};
       text(look.blockedKey, bx + 14, gy + gh + 13, FONT.axis, {baseline: "middle"});
     }
   });
-  text(look.key, left + gridW / 2, height - 6, FONT.axis, {align: "center"});
+  text(look.key, left + gridW / 2, Math.min(height - 6, y1 + FONT.axis + 4),
+       FONT.axis, {align: "center"});
   return picture;
-}
-
-// The title in one line, or two where one does not fit.
-function splitTitle(title, width, measure) {
-  if (measure(title, FONT.title) <= width - 8) {
-    return [title];
-  }
-  var parts = title.split(", "), half = Math.ceil(parts.length / 2);
-  return [parts.slice(0, half).join(", ") + ",", parts.slice(half).join(", ")];
 }
 
 // Paint `picture` into `canvas` at `ratio` device pixels per CSS px, in the
@@ -167,6 +174,7 @@ export function paint(canvas, picture, ink, look, family, ratio) {
     canvas.height = h;
   }
   canvas.style.width = picture.width + "px";
+  canvas.style.height = picture.height + "px";
   var g = canvas.getContext("2d");
   g.setTransform(1, 0, 0, 1, 0, 0);
   g.clearRect(0, 0, w, h);

@@ -40,6 +40,16 @@ function nextId() {
   return "mha-explorer-" + window.mhaExplorerIds;
 }
 
+// The layers a two-layer picture shows, one at a time: the first, the second.
+var LAYERS = ["1", "2"];
+
+// The stage of the maps: as wide as the column (at most 760 CSS px), as high
+// as a phone leaves beside the controls, the same for every setting.
+export function stageSize(width) {
+  var w = Math.max(280, Math.min(width || 640, 760));
+  return {width: w, height: Math.round(Math.min(w * 0.9, 460))};
+}
+
 export function Explorer(root, data) {
   var self = this;
   this.root = root;
@@ -48,7 +58,8 @@ export function Explorer(root, data) {
   var initial = data.initial;
   // The state of the controls: what the picture shows. Only show() changes it.
   this.state = {option: initial.option, nHeads: initial.nHeads, mask: initial.mask,
-                nPad: initial.nPad, sentence: initial.sentence, row: null};
+                nPad: initial.nPad, sentence: initial.sentence, row: null,
+                layer: LAYERS[0]};
   this.chosen = initial.sentence;  // the last listed sentence chosen
   this.build();
   // Keys typed here are the explorer's: not a notebook's shortcuts (in
@@ -155,10 +166,10 @@ Explorer.prototype.build = function () {
   this.box.name = "text";
   typing.removeAttribute("id");
   typed.querySelector("label").setAttribute("for", this.box.id);
+  this.message = html("p", {"class": "mha-message", role: "status"}, form);
   this.words = html("details", {"class": "mha-words"}, form);
   html("summary", {}, this.words, words.words);
   html("div", {"class": "mha-word-list"}, this.words);
-  this.message = html("p", {"class": "mha-message", role: "status"}, form);
   if (data.masks.length > 1) {
     buttons(words.mask, "mask", data.masks);
   }
@@ -170,6 +181,13 @@ Explorer.prototype.build = function () {
   }
   if (data.headCounts.length > 1) {
     slider(words.nHeads, "nHeads", data.headCounts);
+  }
+  var layered = data.models.some(function (m) {
+    return data.weights[m.weights].layers.length > 1;
+  });
+  if (layered) {
+    buttons(words.layerSwitch, "layer", LAYERS);
+    this.layerRow = form.lastChild;
   }
   this.figure = html("figure", {"class": "mha-frame"});
   // The maps, one canvas; what it shows, in words: the description below.
@@ -222,7 +240,7 @@ Explorer.prototype.asked = function () {
     }
     return control.value;
   };
-  ["option", "mask", "nPad", "nHeads"].forEach(function (name) {
+  ["option", "mask", "nPad", "nHeads", "layer"].forEach(function (name) {
     var v = value(name);
     if (v !== undefined) {
       s[name] = v;
@@ -246,7 +264,7 @@ Explorer.prototype.changed = function (event) {
     asked.row = null;  // a new picture: its default word
   }
   var s = this.state;
-  var same = ["option", "nHeads", "mask", "nPad", "sentence", "row"].every(function (k) {
+  var same = ["option", "nHeads", "mask", "nPad", "sentence", "row", "layer"].every(function (k) {
     return asked[k] === s[k];
   });
   if (!same) {  // a control fires "input" and then "change": one picture
@@ -303,6 +321,7 @@ Explorer.prototype.show = function (s) {
   }
   this.state = s;
   this.result = result;
+  result.nPad = result.tokens.filter(function (t) { return t === this.data.pad; }, this).length;
   this.say("");
   this.setForm();
   this.drawn();
@@ -321,9 +340,17 @@ Explorer.prototype.setForm = function () {
     range.setAttribute("aria-valuetext", String(s[range.name]));
     setText(range.parentNode.querySelector("output"), String(s[range.name]));
   });
+  if (this.result && this.padding) {  // the <pad> tokens shown (a short sentence has fewer)
+    var pads = this.result.nPad;
+    setText(this.padding.querySelector("output"), String(pads));
+    this.padding.querySelector("input").setAttribute("aria-valuetext", String(pads));
+  }
   this.menu.value = s.sentence;
   if (this.padding) {
     this.padding.hidden = s.mask !== "padding";
+  }
+  if (this.layerRow) {
+    this.layerRow.hidden = !this.result || this.result.layers.length < 2;
   }
   this.listWords();
 };
@@ -371,8 +398,7 @@ Explorer.prototype.drawn = function () {
     listed.forEach(function (t, i) { html("option", {value: i}, menu, t); });
   }
   menu.value = String(row);
-  setText(this.description, fill(data.words.described, {
-    title: title(data, s), description: describe(data, result, row)}));
+  setText(this.description, describe(data, result, row));
   var answers = this.answers, texts = answersText(data, result);
   var paragraphs = answers.querySelectorAll("p");
   if (paragraphs.length === texts.length) {  // the same readouts: their text only
@@ -404,11 +430,18 @@ Explorer.prototype.repaint = function () {
                 heads: look.headColours, blocked: blocked.face, hatch: blocked.lines};
   }
   var measure = function (text, size, bold) { return textWidth(g, family, text, size, bold); };
-  var width = Math.max(280, Math.min(this.width || 640, 760));
-  this.picture = layout(this.data, this.result, width,
-                        {title: title(this.data, this.state), row: this.row}, measure);
+  var stage = stageSize(this.width);
+  this.picture = layout(this.data, this.result, stage.width, stage.height,
+                        {title: title(this.data, this.state), row: this.row,
+                         layers: this.shownLayers()}, measure);
   this.picture.ink = this.ink;
   paint(this.canvas, this.picture, this.ink, look, family, window.devicePixelRatio || 1);
+};
+
+// The layers drawn: all of a one-layer model, else the one switched to.
+Explorer.prototype.shownLayers = function () {
+  var n = this.result.layers.length;
+  return n < 2 ? [0] : [Math.min(n, Number(this.state.layer)) - 1];
 };
 
 // In the browser's idle time after the first picture, one model at a time:
@@ -430,7 +463,9 @@ Explorer.prototype.warm = function () {
       try {
         var result = compute(self.data, {option: m.option, nHeads: m.heads[0],
                                          mask: s.mask, nPad: s.nPad, sentence: sentence});
-        layout(self.data, result, self.width || 640, {title: "", row: null}, measure);
+        var stage = stageSize(self.width);
+        layout(self.data, result, stage.width, stage.height,
+               {title: "", row: null, layers: [0]}, measure);
       } catch (error) {
         if (!(error instanceof Problem)) {
           throw error;

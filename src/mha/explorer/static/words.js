@@ -14,10 +14,15 @@ export function title(data, s) {
   return data.titles[s.option][s.nHeads][s.mask];
 }
 
-// The picture's caption (mha.explorer.look.caption).
+// The picture's caption (mha.explorer.look.caption): the words the model
+// reads (a padded sentence's last words are <pad>, counted apart; a
+// character that is no word is not quoted), and the layer shown.
 export function caption(data, s, result) {
-  var nPad = result.tokens.filter(function (t) { return t === data.pad; }).length;
-  return fill(data.captions[s.option][s.nHeads][s.mask], {sentence: s.sentence, n_pad: nPad});
+  var words = result.tokens.filter(function (t) { return t !== data.pad; });
+  var layers = result.layers.length;
+  return fill(data.captions[s.option][s.nHeads][s.mask], {
+    sentence: words.join(" "), n_pad: result.tokens.length - words.length,
+    layer: Math.min(layers, Number(s.layer) || 1), n_layers: layers});
 }
 
 // The word described first: where a readout reads its answer, else the last.

@@ -150,16 +150,16 @@ def multihead() -> str:
             ),
             box(x + 10, top + 52, col - 20, 44, "#ffffff", rx=5),
             text(mid, top + 70, "Wq Wk Wv", 13, anchor="middle", mono=True, bold=True),
-            text(mid, top + 88, "8 → 2 each", 12, anchor="middle"),
+            text(mid, top + 88, "8 → 2 each", 13, anchor="middle"),
             arrow(mid, top + 96, mid, top + 113),
             text(mid, top + 128, "Q, K, V", 13, anchor="middle"),
-            text(mid, top + 145, "(3, 6, 2)", 12, anchor="middle", mono=True),
+            text(mid, top + 145, "(3, 6, 2)", 13, anchor="middle", mono=True),
             arrow(mid, top + 151, mid, top + 167),
             box(x + 10, top + 168, col - 20, 44, "#ffffff", rx=5),
             text(mid, top + 186, "attention", 13, anchor="middle"),
-            text(mid, top + 204, "(3, 6, 6)", 12, anchor="middle", mono=True),
+            text(mid, top + 204, "(3, 6, 6)", 13, anchor="middle", mono=True),
             text(mid, top + 234, "output", 13, anchor="middle"),
-            text(mid, top + 250, "(3, 6, 2)", 12, anchor="middle", mono=True),
+            text(mid, top + 250, "(3, 6, 2)", 13, anchor="middle", mono=True),
             arrow(mid, top + h, mid, top + h + 21),
         ]
     y = top + h + 22
@@ -168,7 +168,7 @@ def multihead() -> str:
         x = 8 + head * (col + gap) + 18
         body += [
             box(x, y + 8, col - 36, 22, TINTS[head], rx=3, stroke=HEAD_COLOURS[head]),
-            text(x + (col - 36) / 2, y + 24, f"{2 * head}–{2 * head + 1}", 12,
+            text(x + (col - 36) / 2, y + 24, f"{2 * head}–{2 * head + 1}", 13,
                  anchor="middle", mono=True),
         ]  # fmt: skip
     body += [
@@ -177,7 +177,7 @@ def multihead() -> str:
         box(50, y + 83, 340, 48, GREEN),
         text(220, y + 104, "Wo: Linear(8, 8) mixes the heads", 14, anchor="middle", bold=True),
         text(220, y + 122, "output (3, 6, 8)", 13, anchor="middle", mono=True),
-        text(220, y + 156, "attention: softmax(Q Kᵀ / √2) · V in each head", 12,
+        text(220, y + 156, "attention: softmax(Q Kᵀ / √2) · V in each head", 13,
              anchor="middle", fill="#333"),
     ]  # fmt: skip
     description = (
@@ -238,7 +238,7 @@ def block() -> str:
                 body.append(text(mid - 9, y + 27, name, 13, anchor="middle"))
             else:
                 body.append(text(mid - 9, y + 19, name, 13, anchor="middle", bold=True))
-                body.append(text(mid - 9, y + 36, detail, 12, anchor="middle",
+                body.append(text(mid - 9, y + 36, detail, 13, anchor="middle",
                                  mono=rounded))  # fmt: skip
             if i:
                 body.append(arrow(mid - 9, y - step + h, mid - 9, y - 1))

@@ -325,3 +325,107 @@ def test_text_shrinks_with_a_figure_shown_in_a_narrower_column():
     assert css_px(9, wide, column=360) == pytest.approx(6.25)
     assert css_px(9, narrow, column=360) == pytest.approx(12.5)
     assert css_px(9, wide, column=1000) == pytest.approx(12.5)  # never enlarged
+
+
+# --- One colour language (issue 49) -------------------------------------------------
+
+
+def _luminance(colour: str) -> float:
+    linear = [
+        c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+        for c in to_rgb(colour)
+    ]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def _contrast(a: str, b: str) -> float:
+    high, low = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def _lab(colour: str) -> torch.Tensor:
+    from matplotlib.colors import to_rgb as rgb
+
+    linear = torch.tensor(
+        [
+            c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+            for c in rgb(colour)
+        ],
+        dtype=torch.float64,
+    )
+    xyz = (
+        torch.tensor(
+            [
+                [0.4124, 0.3576, 0.1805],
+                [0.2126, 0.7152, 0.0722],
+                [0.0193, 0.1192, 0.9505],
+            ],
+            dtype=torch.float64,
+        )
+        @ linear
+        / torch.tensor([0.95047, 1.0, 1.08883], dtype=torch.float64)
+    )
+    f = torch.where(xyz > 0.008856, xyz.pow(1 / 3), 7.787 * xyz + 16 / 116)
+    return torch.stack([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+def test_each_head_s_colour_reads_on_a_light_page_and_a_dark_one_and_stands_apart():
+    """Head colours: contrast 3 or more with white and with the dark page
+    (#121212); no two closer than ΔE 17 (CIELAB); none near the colour
+    map's ends (navy for 0, yellow for 1)."""
+    assert len(set(HEAD_COLOURS)) == 8
+    for colour in HEAD_COLOURS:
+        assert _contrast(colour, "#ffffff") >= 3.0, colour
+        assert _contrast(colour, "#121212") >= 3.0, colour
+    for i, a in enumerate(HEAD_COLOURS):
+        for b in HEAD_COLOURS[i + 1 :]:
+            assert float((_lab(a) - _lab(b)).norm()) >= 17, (a, b)
+    ends = [to_hex(matplotlib.colormaps[CMAP](x)) for x in (0.0, 1.0)]
+    for colour in HEAD_COLOURS:
+        assert min(float((_lab(colour) - _lab(e)).norm()) for e in ends) >= 30, colour
+
+
+def test_signed_values_take_the_diverging_map_probabilities_the_sequential_one(gen):
+    from mha.plotting.palette import SIGNED_CMAP
+
+    q = torch.randn(6, 8, generator=gen)
+    split = plotting.head_split_figure(q, ["a", "b", "c", "d", "e", "f"], 4)
+    pieces = torch.randn(4, 8, generator=gen)
+    bias = torch.randn(8, generator=gen)
+    sums = plotting.head_contributions_figure(pieces, bias, pieces.sum(0) + bias)
+    for fig in (split, split.phone, sums, sums.phone):
+        names = {image.get_cmap().name for ax in fig.axes for image in ax.images}
+        assert names == {SIGNED_CMAP}
+        for ax in fig.axes:
+            for image in ax.images:
+                low, high = image.get_clim()
+                assert low == -high  # centred on 0: white is 0
+    attention = mha.display_attention(QUERIES, KEYS, maps(4, gen), 4, 2, 2)
+    assert {
+        image.get_cmap().name for ax in heatmaps(attention) for image in ax.images
+    } == {CMAP}
+
+
+def test_the_probability_scale_has_one_colour_bar_on_a_desk_and_on_a_phone(gen):
+    from mha.plotting.palette import PROBABILITY_TICKS
+
+    fig = mha.display_attention(QUERIES, KEYS, maps(4, gen), 4, 2, 2)
+    for layout in (fig, fig.phone, mha.display_attention(QUERIES, KEYS, maps(1, gen))):
+        (bar,) = [ax for ax in layout.axes if ax not in heatmaps(layout)]
+        x0, y0, w, h = bar.get_position().bounds
+        assert w > h  # lying under the maps
+        assert [float(t) for t in bar.get_xticks()] == list(PROBABILITY_TICKS)
+        assert max(y0 + h, 0) < min(ax.get_position().y0 for ax in heatmaps(layout))
+
+
+def test_a_log_axis_is_labelled_in_plain_numbers_at_the_labels_size():
+    from mha.plotting.screens import plain_number
+
+    assert [plain_number(v) for v in (0.01, 0.5, 1, 100, 1e4, 2e6, 1e9)] == [
+        "0.01", "0.5", "1", "100", "10k", "2M", "1G",
+    ]  # fmt: skip
+    fig = plotting.training_curve([2.5 * 0.99**i for i in range(400)])
+    for layout in (fig, fig.phone):
+        layout.draw_without_rendering()
+        labels = [t for t in layout.axes[0].yaxis.get_ticklabels() if t.get_text()]
+        assert labels and not any("$" in t.get_text() for t in labels)  # no exponents

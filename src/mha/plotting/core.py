@@ -20,7 +20,6 @@ from mha.plotting.heatmap import blocked_swatch, heatmap, label_axes, room_for
 from mha.plotting.palette import (
     BLOCKED,
     KEY_AXIS,
-    PHONE_PROBABILITY_TICKS,
     PROBABILITY,
     PROBABILITY_TICKS,
     QUERY_AXIS,
@@ -130,6 +129,11 @@ def check_blocked_are_empty(
         )
 
 
+#: The colour bar's shortest length, and the room right of it for the legend
+#: of a blocked key, in inches.
+SHORTEST_BAR, LEGEND_ROOM = 1.6, 1.0
+
+
 def attention_grid(
     maps: torch.Tensor,
     query_tokens: Sequence[str],
@@ -152,23 +156,24 @@ def attention_grid(
     colour bar, blocked keys (``blocked``, bool, like ``maps``) in their own
     look with a legend that names them. The layout is fixed from the labels'
     lengths (much faster than matplotlib's constrained layout, which matters
-    for the explorers). Narrower than 5.5 inches (a phone's layout), the
-    colour bar lies under the panels."""
+    for the explorers). The colour bar lies under the panels, on a desk as on
+    a phone: one design of the probability scale, with the same ticks
+    (`PROBABILITY_TICKS`), in every figure."""
     n, q_len, k_len = maps.shape
     char = 0.09  # inches per character of a 9-point tick label, wide ones (<, >, m, w) included
     left = 0.45 + char * max(len(t) for t in query_tokens)
     bottom = 0.35 + char * max(len(t) for t in key_tokens)
     phone = width is not None and width < 5.5
     if width is not None and figsize is None:  # titles wrapped to their panel's width
-        panel = (width - left - (0.0 if phone else 1.1) - (n_cols - 1) * 0.15) / n_cols
+        panel = (width - left - (n_cols - 1) * 0.15) / n_cols
         titles = ["\n".join(_wrap(t, int(panel / 0.08))) for t in titles]
     if title and width is not None and figsize is None:
         title = "\n".join(_wrap(title, int(width / 0.09)))
     lines = max(t.count("\n") + 1 for t in titles)
     title_lines = title.count("\n") + 1 if title else 0
     top, gap, head_title = 0.05 + 0.3 * title_lines, 0.15, 0.12 + 0.18 * lines
-    bar = 0.05 if phone else 1.1  # room right of the panels (their frames', at least)
-    under = 0.75 if phone else 0.0  # room under them
+    bar = 0.05  # room right of the panels (their frames', at least)
+    under = 0.75  # room under them, for the colour bar
     rows_h = lambda cell_h: n_rows * (head_title + cell_h) + (n_rows - 1) * gap  # noqa: E731
     if figsize is not None:
         width, height = figsize
@@ -181,11 +186,11 @@ def attention_grid(
         if width is None:
             cell_w = head_size
             width = left + n_cols * cell_w + (n_cols - 1) * gap + bar
+            if blocked is not None and bool(blocked.any()):  # the bar and its legend
+                width = max(width, left + SHORTEST_BAR + LEGEND_ROOM)
         else:
             cell_w = (width - left - bar - (n_cols - 1) * gap) / n_cols
         height = top + rows_h(cell_w * q_len / k_len) + bottom + under
-        if not phone:  # the colour bar's label needs about 2.4 inches along the bar
-            height = max(height, top + bottom + head_title + 2.4)
     cell_h = cell_w * q_len / k_len
     grid_w, grid_h = n_cols * cell_w + (n_cols - 1) * gap, rows_h(cell_h)
     # Centre the panels and their labels in whatever room is left over.
@@ -229,38 +234,26 @@ def attention_grid(
     legend.update(fontsize=SMALLEST_TEXT, handlelength=1.6, handleheight=1.2)
     show_legend = blocked is not None and bool(blocked.any())
     label = f"{PROBABILITY} (√ scale)"
-    if phone:  # a horizontal bar under the panels' key labels
-        bar_w = grid_w * (0.68 if show_legend else 0.94)  # its end label inside too
-        bar_ax = fig.add_axes(
-            (left / width, (y_pad + 0.5) / height, bar_w / width, 0.12 / height)
-        )
-        orientation = "horizontal"
-        where = {"loc": "center left", "bbox_to_anchor": ((left + bar_w + 0.1) / width,
-                                                          (y_pad + 0.56) / height)}  # fmt: skip
-    else:
-        x_bar = left + grid_w + 0.2
-        bar_ax = fig.add_axes(
-            (
-                x_bar / width,
-                bottom / height,
-                0.15 / width,
-                (grid_h - head_title) / height,
-            )
-        )
-        orientation = "vertical"
-        # Under the colour bar, its right edge on the figure's.
-        where = {"loc": "upper right",
-                 "bbox_to_anchor": (1 - 0.05 / width, (bottom - 0.05) / height)}  # fmt: skip
+    # A horizontal bar under the panels' key labels (its end label inside too).
+    room = width - left - 0.05  # from the panels' left edge to the figure's right
+    bar_w = min(grid_w * 0.94, room - LEGEND_ROOM) if show_legend else grid_w * 0.94
+    if not phone:
+        bar_w = min(bar_w, 3.6)  # no longer than the scale needs on a desk
+    bar_ax = fig.add_axes(
+        (left / width, (y_pad + 0.5) / height, bar_w / width, 0.12 / height)
+    )
+    where = {"loc": "center left", "bbox_to_anchor": ((left + bar_w + 0.1) / width,
+                                                      (y_pad + 0.56) / height)}  # fmt: skip
     fig.colorbar(
         image,
         cax=bar_ax,
-        orientation=orientation,
+        orientation="horizontal",
         label=label,
-        ticks=list(PHONE_PROBABILITY_TICKS if phone else PROBABILITY_TICKS),
+        ticks=list(PROBABILITY_TICKS),
         format=FuncFormatter(lambda value, _: f"{value:g}"),
     )
     bar_ax.tick_params(labelsize=SMALLEST_TEXT)
-    (bar_ax.xaxis if phone else bar_ax.yaxis).label.set_fontsize(SMALLEST_TEXT)
+    bar_ax.xaxis.label.set_fontsize(SMALLEST_TEXT)
     if show_legend:
         fig.legend(**legend, **where)
     if title:
@@ -351,10 +344,10 @@ def display_attention(
             of this size instead (as large as fit, centred), so that figures of
             different head counts have one size. ``head_size`` is then ignored.
         width: the figure's width in inches, the panels as wide as fit
-            (narrower than 5.5, a phone's layout: the colour bar under the
-            panels). ``None``: ``head_size`` decides, and when the figure
-            would not stay legible on a phone it also carries a phone's
-            layout (``fig.phone``, see `mha.plotting.screens`).
+            (narrower than 5.5: a phone's layout). ``None``: ``head_size``
+            decides, and when the figure would not stay legible on a phone it
+            also carries a phone's layout (``fig.phone``, see
+            `mha.plotting.screens`).
         dpi: resolution of the figure.
 
     Returns:

@@ -10,7 +10,12 @@ from matplotlib.figure import Figure
 from mha._checks import check_number
 from mha.plotting.figure import BookFigure
 from mha.plotting.palette import COLOURS, line_style
-from mha.plotting.screens import COLUMN_WIDTH, for_every_screen
+from mha.plotting.screens import (
+    COLUMN_WIDTH,
+    SMALLEST_TEXT,
+    for_every_screen,
+    plain_log_labels,
+)
 
 
 def _lengths(lengths: Sequence[int]) -> list[float]:
@@ -69,8 +74,8 @@ def _panel(
     ax.set_xlabel("sequence length L", fontsize=10)
     ax.set_ylabel(ylabel, fontsize=10)
     ax.set_title(title, fontsize=10)
-    # Powers of ten at 10 points: a smaller exponent reads as another digit.
-    ax.tick_params(axis="y", labelsize=10)
+    plain_log_labels(ax.yaxis)  # 1k, 1M: no exponent at 70% of the label's size
+    ax.tick_params(axis="y", labelsize=SMALLEST_TEXT)
     ax.grid(True, which="major", alpha=0.3)
 
 

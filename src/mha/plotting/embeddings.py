@@ -14,7 +14,7 @@ from mha._checks import as_matrix, check_int, check_labels, check_number
 from mha.attention import check_heads
 from mha.plotting.figure import BookFigure
 from mha.plotting.heatmap import heatmap, room_for
-from mha.plotting.palette import COLOURS, LINE_STYLES, MARKERS, head_colour
+from mha.plotting.palette import COLOURS, LINE_STYLES, MARKERS, SIGNED_CMAP, head_colour
 from mha.plotting.screens import COLUMN_WIDTH, for_every_screen
 
 
@@ -148,7 +148,7 @@ def head_split_figure(
     # Values printed where they fit their cells (the running example's 6 by 8).
     fits = min(cells) >= room_for("-0.0")
     annotate = fits and d_model <= 8 and seq_len <= 12
-    heatmap(whole, q, -limit, limit, annotate=annotate, fmt="{:.1f}")
+    heatmap(whole, q, -limit, limit, cmap=SIGNED_CMAP, annotate=annotate, fmt="{:.1f}")
     shape = f"(seq_len, d_model) = ({seq_len}, {d_model})"
     whole.set_title(f"{name}: {shape}" if name else shape, fontsize=10, pad=24)
     whole.set_xticks(
@@ -187,6 +187,7 @@ def head_split_figure(
             q[:, first : first + d_key],
             -limit,
             limit,
+            cmap=SIGNED_CMAP,
             annotate=annotate,
             fmt="{:.1f}",
             fontsize=9,

@@ -47,6 +47,14 @@ def room_for(text: str, fontsize: float = SMALLEST_TEXT) -> float:
     return ems * fontsize / 72 + 0.08
 
 
+def _light(image, value: float) -> bool:
+    """Whether ``value``'s colour in ``image`` is light (dark text reads on it)."""
+    if image.get_cmap().name == CMAP:  # lightness rises along the map
+        return float(image.norm(value)) > 0.5
+    red, green, blue, _ = image.get_cmap()(image.norm(value))
+    return 0.2126 * red + 0.7152 * green + 0.0722 * blue > 0.45
+
+
 def heatmap(
     ax,
     matrix: torch.Tensor,
@@ -64,7 +72,9 @@ def heatmap(
     (or ``norm``, a matplotlib normalisation that holds its own limits).
 
     With ``annotate``, each value is printed in its cell, dark on the light half
-    of the colour map and white on the dark half. ``blocked`` (bool,
+    of the colour map and white on the dark half (for another map than the
+    book's :data:`CMAP`, such as the signed values' diverging one, dark on a
+    light colour and white on a dark one). ``blocked`` (bool,
     ``(rows, cols)``, ``True`` where the key is blocked) cells are drawn in the
     book's look for a blocked key (:data:`BLOCKED_FACE`, hatched, no number);
     NaN cells print :data:`NAN_TEXT`. Returns the image (for a colour bar).
@@ -104,7 +114,7 @@ def heatmap(
     for i, row in enumerate(matrix.tolist()):
         for j, value in enumerate(row):
             if annotate and value == value and not bool(hidden[i, j]):
-                light = float(image.norm(value)) > 0.5
+                light = _light(image, value)
                 ax.text(
                     j,
                     i,

@@ -11,7 +11,13 @@ from matplotlib.figure import Figure
 from mha._checks import as_matrix, check_labels, check_number
 from mha.plotting.figure import BookFigure
 from mha.plotting.heatmap import heatmap
-from mha.plotting.palette import COLOURS, KEY_AXIS, PROBABILITY, head_colour
+from mha.plotting.palette import (
+    COLOURS,
+    KEY_AXIS,
+    PROBABILITY,
+    SIGNED_CMAP,
+    head_colour,
+)
 from mha.plotting.screens import COLUMN_WIDTH, for_every_screen
 
 
@@ -220,8 +226,10 @@ def head_contributions_figure(
     if phone:
         fig = BookFigure(figsize=(width, 0.36 * d_model + 2.2), layout="constrained")
         ax_sum, ax_out = fig.subplots(1, 2, width_ratios=[n_heads + 1, 1.4])
-        heatmap(ax_sum, rows.T, -limit, limit, annotate=True)
-        image = heatmap(ax_out, output[:, None], -limit, limit, annotate=True)
+        heatmap(ax_sum, rows.T, -limit, limit, cmap=SIGNED_CMAP, annotate=True)
+        image = heatmap(
+            ax_out, output[:, None], -limit, limit, cmap=SIGNED_CMAP, annotate=True
+        )
         ax_sum.set_xticks(
             range(n_heads + 1), labels=[label.replace("head ", "") for label in labels],
             fontsize=9,
@@ -231,7 +239,7 @@ def head_contributions_figure(
             range(d_model), labels=[str(f) for f in range(d_model)], fontsize=9
         )
         ax_sum.set_ylabel("output feature", fontsize=10)
-        ax_sum.axvline(n_heads - 0.5, color="white", linewidth=2)
+        ax_sum.axvline(n_heads - 0.5, color="#333333", linewidth=1.5)
         ax_out.set_xticks([0], labels=["sum"], fontsize=9)
         ax_out.set_xlabel("= output", fontsize=9)
         ax_out.set_yticks([])
@@ -241,11 +249,13 @@ def head_contributions_figure(
     else:
         fig = BookFigure(figsize=(width, 0.4 * n_heads + 2.0), layout="constrained")
         ax_sum, ax_out = fig.subplots(2, 1, height_ratios=[n_heads + 1, 1.0])
-        heatmap(ax_sum, rows, -limit, limit, annotate=True)
-        image = heatmap(ax_out, output[None], -limit, limit, annotate=True)
+        heatmap(ax_sum, rows, -limit, limit, cmap=SIGNED_CMAP, annotate=True)
+        image = heatmap(
+            ax_out, output[None], -limit, limit, cmap=SIGNED_CMAP, annotate=True
+        )
         ax_sum.set_yticks(range(n_heads + 1), labels=labels, fontsize=9)
         ax_sum.set_xticks([])
-        ax_sum.axhline(n_heads - 0.5, color="white", linewidth=2)
+        ax_sum.axhline(n_heads - 0.5, color="#333333", linewidth=1.5)
         ax_out.set_yticks([0], labels=["sum = output"], fontsize=9)
         ax_out.set_xticks(
             range(d_model), labels=[str(f) for f in range(d_model)], fontsize=9

@@ -2,8 +2,11 @@
 head's colour, line styles that also read in greyscale, the look of a blocked
 key, and the words on every axis.
 
-The colour map is *cividis*: its lightness rises steadily from 0 to 1, so it
-reads in greyscale and with colour-vision deficiencies.
+The colour map of probabilities is *cividis*: its lightness rises steadily
+from 0 to 1, so it reads in greyscale and with colour-vision deficiencies.
+Signed values (a matrix of queries, what each head adds to an output) take a
+diverging map instead (:data:`SIGNED_CMAP`), white at 0, so that they never
+look like attention.
 """
 
 from __future__ import annotations
@@ -11,6 +14,9 @@ from __future__ import annotations
 from matplotlib.colors import PowerNorm
 
 CMAP = "cividis"
+#: The colour map of signed values, on a scale centred on 0: purple below,
+#: white at 0, orange above; none of its colours is cividis' blue-to-yellow.
+SIGNED_CMAP = "PuOr_r"
 #: Okabe–Ito colours, distinguishable with every common colour-vision deficiency.
 COLOURS = (
     "#0072B2",
@@ -22,9 +28,23 @@ COLOURS = (
     "#000000",
     "#F0E442",
 )
-#: The colour of each head, the same in every figure and diagram of the book
-#: (head 0 blue, head 1 vermilion, head 2 green, head 3 purple, and so on).
-HEAD_COLOURS = COLOURS
+#: The colour of each head, the same in every figure, diagram and explorer of
+#: the book: head 0 blue, 1 vermilion, 2 green, 3 reddish purple (Okabe–Ito's),
+#: then 4 violet, 5 crimson, 6 azure, 7 forest green. Each has a contrast of
+#: 3 or more with a white page and with the dark page (#121212), stays apart
+#: from the others (CIELAB ΔE of 17 or more, also as seen with deuteranopia
+#: and protanopia) and from the colour map's ends (navy, yellow): no black,
+#: no yellow, no light orange beside the vermilion.
+HEAD_COLOURS = (
+    "#0072B2",
+    "#D55E00",
+    "#009E73",
+    "#CC79A7",
+    "#891AF9",
+    "#CD1D3A",
+    "#1A89F9",
+    "#22763E",
+)
 #: A marker and a line style for each colour, so that lines also read in greyscale.
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 LINE_STYLES = (
@@ -79,6 +99,6 @@ def probability_scale():
     return PowerNorm(0.5, vmin=0.0, vmax=1.0)
 
 
-PROBABILITY_TICKS = (0.0, 0.05, 0.2, 0.4, 0.6, 0.8, 1.0)
-#: The ticks of a phone layout's colour bar, which lies across the figure.
-PHONE_PROBABILITY_TICKS = (0.0, 0.05, 0.2, 0.5, 1.0)
+#: The ticks of the probability scale's colour bar, in every figure and explorer
+#: (one design: a bar under the maps, on a desk and on a phone).
+PROBABILITY_TICKS = (0.0, 0.05, 0.2, 0.5, 1.0)

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 
 from matplotlib.figure import Figure
 from matplotlib.text import Text
+from matplotlib.ticker import FuncFormatter, LogLocator
 
 #: The width of the page's text column in inches, at the figures' 100 dpi. A
 #: figure at most this wide is shown at its own size, its text as drawn.
@@ -122,3 +124,36 @@ def for_every_screen(draw):
         return fig
 
     return figure
+
+
+#: Powers of ten as a reader says them, for the labels of a log axis.
+_PREFIXES = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
+
+
+def plain_number(value: float) -> str:
+    """A tick's value written plainly: ``0.01``, ``0.5``, ``100``, ``10k``, ``2M``.
+
+    Matplotlib writes a log axis's labels as 10 with a raised exponent, the
+    exponent at 70% of the label's size (6 px on a phone); these stay at the
+    label's own size."""
+    for size, prefix in _PREFIXES:
+        if value >= size:
+            return f"{value / size:g}{prefix}"
+    return f"{value:g}"
+
+
+def plain_log_labels(axis) -> None:
+    """Label a log ``axis`` (base 10) with :func:`plain_number` at its powers
+    of ten, and at 2 and 5 times them too when it spans less than a decade
+    and a half (so that it always has labels)."""
+
+    def minor(value: float, _) -> str:
+        low, high = sorted(axis.get_view_interval())
+        if low <= 0 or math.log10(high / low) >= 1.5:
+            return ""
+        mantissa = round(value / 10 ** math.floor(math.log10(value) + 1e-9), 6)
+        return plain_number(value) if mantissa in (2, 5) else ""
+
+    axis.set_major_locator(LogLocator(base=10))
+    axis.set_major_formatter(FuncFormatter(lambda value, _: plain_number(value)))
+    axis.set_minor_formatter(FuncFormatter(minor))

@@ -10,7 +10,12 @@ from matplotlib.figure import Figure
 from mha._checks import as_matrix, check_number
 from mha.plotting.figure import BookFigure
 from mha.plotting.palette import COLOURS
-from mha.plotting.screens import COLUMN_WIDTH, for_every_screen
+from mha.plotting.screens import (
+    COLUMN_WIDTH,
+    SMALLEST_TEXT,
+    for_every_screen,
+    plain_log_labels,
+)
 
 
 @for_every_screen
@@ -51,6 +56,8 @@ def training_curve(
     )
     ax.legend(fontsize=9, frameon=False)
     ax.set_yscale("log")
+    plain_log_labels(ax.yaxis)
+    ax.tick_params(labelsize=SMALLEST_TEXT)
     ax.set_xlabel("training step")
     ax.set_ylabel("cross-entropy loss")
     ax.grid(True, which="major", alpha=0.3)

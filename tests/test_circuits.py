@@ -123,6 +123,47 @@ def test_the_previous_word_head_scores_far_from_symmetrically():
     assert abs(scores[7, 0] - scores[7, 6]) < 0.05 * spread  # key 0 is almost key 6
 
 
+def _outer(u, v):  # a rank-one (8, 8) matrix u vᵀ of two unit vectors
+    return torch.eye(8, dtype=torch.float64)[u][:, None] * torch.eye(8, dtype=torch.float64)[v]
+
+
+def test_composition_scores_of_known_matrices():
+    """1 where the earlier head writes where the later one reads, 0 where it
+    does not; Q reads through W_QKᵀ, K through W_QK; any scale."""
+    writes = _outer(2, 5)  # W_OV: reads feature 5, writes feature 2
+    reads = _outer(1, 2)  # W_QK: a query's feature 1 with a key's feature 2
+    assert circuits.composition(reads, "K", writes) == pytest.approx(1.0)
+    assert circuits.composition(reads, "Q", writes) == pytest.approx(0.0)
+    assert circuits.composition(reads.T, "Q", 3 * writes) == pytest.approx(1.0)
+    assert circuits.composition(_outer(0, 2), "V", writes) == pytest.approx(1.0)
+    assert circuits.composition(_outer(0, 4), "V", writes) == pytest.approx(0.0)
+
+
+def test_composition_scores_pair_every_later_head_with_every_earlier_head():
+    earlier, later = _layer(2, seed=1), _layer(4, seed=2)
+    scores = circuits.composition_scores(earlier, later)
+    assert set(scores) == {"Q", "K", "V"}
+    for h2 in range(4):
+        for h1 in range(2):
+            ov = circuits.ov_circuit(earlier, h1).W
+            qk, ov2 = circuits.qk_circuit(later, h2).W, circuits.ov_circuit(later, h2).W
+            expect = {"Q": (qk.T, ov), "K": (qk, ov), "V": (ov2, ov)}
+            for kind, (M, W) in expect.items():
+                norm = torch.linalg.matrix_norm
+                want = norm(M @ W) / (norm(M) * norm(W))
+                assert scores[kind][h2, h1].item() == pytest.approx(want.item())
+                assert 0 <= scores[kind][h2, h1] <= 1
+
+
+def test_the_baseline_is_seeded_and_below_one():
+    first = circuits.composition_baseline(8, 4, n_draws=200, seed=3)
+    assert first == circuits.composition_baseline(8, 4, n_draws=200, seed=3)
+    for mean, high in first.values():
+        assert 0.2 < mean < high < 1
+    narrow = circuits.composition_baseline(8, 1, n_draws=200)
+    assert all(narrow[k][0] < first[k][0] for k in first)  # narrower heads overlap less
+
+
 L4 = _layer(4)
 QK = circuits.qk_circuit(L4, 0)
 Z = torch.zeros(5, 8, dtype=torch.float64)
@@ -145,6 +186,18 @@ BAD_INPUT = [
      "undefined"),
     (lambda: circuits.asymmetry(torch.eye(2).long()), TypeError, "matrix", "floating-point",
      "got dtype torch.int64"),
+    (lambda: circuits.composition(QK.W, "X", QK.W), ValueError, "kind",
+     "one of ('Q', 'K', 'V')", "got 'X'"),
+    (lambda: circuits.composition(QK.W[:4], "K", QK.W), ValueError, "later",
+     "square (d_model, d_model)", "got (4, 8)"),
+    (lambda: circuits.composition(QK.W, "K", torch.zeros(4, 4, dtype=torch.float64)),
+     ValueError, "later and earlier_ov", "the same shape", "got (8, 8) and (4, 4)"),
+    (lambda: circuits.composition(QK.W, "K", 0 * QK.W), ValueError, "later and earlier_ov",
+     "not be all zeros", "all zeros"),
+    (lambda: circuits.composition_scores(L4, training.ToyModel(16)), TypeError, "later",
+     "mha.MultiHeadAttention", "got ToyModel"),
+    (lambda: circuits.composition_baseline(8, 9), ValueError, "d_key", "int in [1, 8]",
+     "got 9"),
 ]  # fmt: skip
 
 

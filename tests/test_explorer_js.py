@@ -22,7 +22,7 @@ from booktools.explorers import expected
 from mha.explorer import notebook
 from mha.explorer.look import MASK_TEXT, WORDS, caption, look, title
 from mha.explorer.notebook import MODULES, STATIC, front_end
-from mha.training import AGREEMENT, FRONTED, NEIGHBOURS, load
+from mha.training import AGREEMENT, FRONTED, INDUCTION, NEIGHBOURS, load
 
 ROOT = Path(__file__).resolve().parents[1]
 JS_TESTS = sorted((ROOT / "tests" / "js").glob("*.test.js"))
@@ -107,7 +107,8 @@ def test_modules_that_cannot_share_one_script_are_refused(
 def explorers() -> dict:
     """Explorers of every kind of model: the running example's layer (two
     weights, every head count), readouts at one word and at every word, two
-    layers on a residual stream causal in both."""
+    layers on a residual stream causal in both (the fronted and the
+    induction models)."""
     return {
         "running example": mha.attention_explorer(weights=["trained", "random"]),
         "agreement": mha.attention_explorer(AGREEMENT, head_counts=[2, 8], seed=2),
@@ -119,6 +120,7 @@ def explorers() -> dict:
             },
             vocab=FRONTED,
         ),
+        "induction": mha.attention_explorer(INDUCTION, head_counts=[2]),
     }
 
 

@@ -31,7 +31,17 @@ import torch
 from mha._checks import check_int, check_tensor
 from mha.attention import MultiHeadAttention
 
-__all__ = ["OVCircuit", "QKCircuit", "asymmetry", "ov_circuit", "qk_circuit"]
+__all__ = [
+    "COMPOSITIONS",
+    "OVCircuit",
+    "QKCircuit",
+    "asymmetry",
+    "composition",
+    "composition_baseline",
+    "composition_scores",
+    "ov_circuit",
+    "qk_circuit",
+]
 
 
 def _check_rows(name: str, x: object, form: torch.Tensor) -> None:
@@ -166,3 +176,114 @@ def asymmetry(matrix: torch.Tensor) -> float:
         raise ValueError("matrix must not be all zeros (its asymmetry is undefined)")
     antisymmetric = (matrix - matrix.T) / 2
     return (antisymmetric.square().sum() / total).item()
+
+
+#: The three ways a head reads what an earlier head wrote: through its queries,
+#: its keys or its values (Elhage et al., 2021).
+COMPOSITIONS = ("Q", "K", "V")
+
+
+def _check_square(name: str, matrix: object) -> torch.Tensor:
+    check_tensor(name, matrix, "(d_model, d_model)", dims=2)
+    if matrix.size(0) != matrix.size(1):
+        raise ValueError(
+            f"{name} must be square (d_model, d_model), got {tuple(matrix.shape)}"
+        )
+    return matrix
+
+
+def composition(later: torch.Tensor, kind: str, earlier_ov: torch.Tensor) -> float:
+    """How much a later head reads what an earlier head writes: Elhage et
+    al.'s composition score ``‖M W_OV‖_F / (‖M‖_F ‖W_OV‖_F)``, where
+    ``W_OV`` is the earlier head's OV matrix and ``M`` the later head's
+    ``W_QKᵀ`` (``kind="Q"``: its queries read the earlier head's output),
+    ``W_QK`` (``"K"``: its keys do) or ``W_OV`` (``"V"``: its values do).
+
+    Between 0 and 1: 1 when everything the earlier head writes lands where
+    the later head reads; about ``√(d_key / d_model)`` or less for unrelated
+    matrices (:func:`composition_baseline` draws random ones).
+
+    Args:
+        later: ``(d_model, d_model)``, the later head's ``W_QK`` (for ``"Q"``
+            and ``"K"``) or ``W_OV`` (for ``"V"``), e.g. ``qk_circuit(layer,
+            h).W``.
+        kind: ``"Q"``, ``"K"`` or ``"V"``.
+        earlier_ov: ``(d_model, d_model)``, the earlier head's ``W_OV``.
+    """
+    _check_square("later", later)
+    _check_square("earlier_ov", earlier_ov)
+    if kind not in COMPOSITIONS:
+        raise ValueError(f"kind must be one of {COMPOSITIONS}, got {kind!r}")
+    if later.shape != earlier_ov.shape:
+        raise ValueError(
+            f"later and earlier_ov must have the same shape, got "
+            f"{tuple(later.shape)} and {tuple(earlier_ov.shape)}"
+        )
+    M = later.T if kind == "Q" else later  # (d_model, d_model)
+    norms = torch.linalg.matrix_norm(M) * torch.linalg.matrix_norm(earlier_ov)
+    if norms == 0:
+        raise ValueError("later and earlier_ov must not be all zeros")
+    return (torch.linalg.matrix_norm(M @ earlier_ov) / norms).item()
+
+
+def composition_scores(
+    earlier: MultiHeadAttention, later: MultiHeadAttention
+) -> dict[str, torch.Tensor]:
+    """Every composition score between two layers: ``{kind: (later heads,
+    earlier heads)}`` for ``kind`` in ``"Q"``, ``"K"``, ``"V"``, each entry
+    :func:`composition` of one head of ``later`` with one of ``earlier``."""
+    for name, layer in (("earlier", earlier), ("later", later)):
+        if not isinstance(layer, MultiHeadAttention):
+            raise TypeError(
+                f"{name} must be a mha.MultiHeadAttention (model.layers[i]), got "
+                f"{type(layer).__name__}"
+            )
+    scores = {}
+    for kind in COMPOSITIONS:
+        scores[kind] = torch.tensor(
+            [
+                [
+                    composition(
+                        (ov_circuit if kind == "V" else qk_circuit)(later, h2).W,
+                        kind,
+                        ov_circuit(earlier, h1).W,
+                    )
+                    for h1 in range(earlier.n_heads)
+                ]
+                for h2 in range(later.n_heads)
+            ]
+        )  # (later heads, earlier heads)
+    return scores
+
+
+def composition_baseline(
+    d_model: int, d_key: int, n_draws: int = 1000, seed: int = 0
+) -> dict[str, tuple[float, float]]:
+    """The composition scores of unrelated heads: ``n_draws`` pairs of random
+    heads of ``d_key`` features in ``d_model`` (every weight drawn from a
+    standard normal, seeded), scored as :func:`composition` scores trained
+    ones. Returns ``{kind: (mean, 95th percentile)}``; the score does not
+    depend on the weights' scale, so this is the baseline for any layer of
+    these shapes."""
+    check_int("d_model", d_model)
+    check_int("d_key", d_key, maximum=d_model)
+    check_int("n_draws", n_draws)
+    check_int("seed", seed, minimum=0)
+    generator = torch.Generator().manual_seed(seed)
+
+    def low_rank() -> torch.Tensor:  # (d_model, d_key) @ (d_key, d_model)
+        a, b = torch.randn(2, d_key, d_model, generator=generator, dtype=torch.float64)
+        return a.T @ b
+
+    found = {kind: [] for kind in COMPOSITIONS}
+    for _ in range(n_draws):
+        later, earlier_ov = low_rank(), low_rank()
+        for kind in COMPOSITIONS:
+            found[kind].append(composition(later, kind, earlier_ov))
+    return {
+        kind: (
+            float(torch.tensor(v).mean()),
+            float(torch.tensor(v).quantile(0.95)),
+        )
+        for kind, v in found.items()
+    }

@@ -186,7 +186,9 @@ def _read_at(task: Task) -> tuple[str | None, ...]:
 
 @functools.cache
 def _of_task(task: Task, n_heads: int, seed: int = 0) -> Network:
-    return _of_model(load(task, n_heads, seed, dtype=DTYPE), task.vocab, task)
+    """The task's shipped model of ``n_heads`` (its fewest layers shipped)."""
+    model = load(task, n_heads, seed, dtype=DTYPE, n_layers=min(task.depths))
+    return _of_model(model, task.vocab, task)
 
 
 def _is_model(value: object) -> bool:

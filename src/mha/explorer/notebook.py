@@ -219,9 +219,9 @@ class Explorer:
 
         first, network = self.first()
         s = self.initial
-        probs = first.probs[0].masked_fill(first.blocked, float("nan"))
         figure = display_attention(
-            first.tokens, first.tokens, probs, network.n_heads,
+            first.tokens, first.tokens, first.probs[0], network.n_heads,
+            mask=~first.blocked,  # blocked keys drawn as blocked, as the book does
             title=title(
                 s["option"], self.choice, s["n_heads"], s["mask"], network.causal
             ),

@@ -65,6 +65,85 @@ def draw_repeats(
     return Batch(ids, targets, keys, torch.full_like(keys, -1))
 
 
+def probe(
+    length: int,
+    shortest: int,
+    longest: int,
+    start: int = 0,
+    n_sentences: int = 500,
+    seed: int = 0,
+) -> Batch:
+    """Sentences to test a model outside its training: ``length`` random
+    letters, a segment of ``shortest`` to ``longest`` letters starting at
+    ``start`` and repeated right after it (``longest=0``: no repeat at all).
+    Answers as :data:`INDUCTION`'s, in the second copy; with no repeat, at
+    every position whose letter occurred exactly once before, by chance: the
+    letter after that occurrence (what an induction head would copy)."""
+    check_int("length", length, minimum=2)
+    check_int("longest", longest, minimum=0)
+    check_int("start", start, minimum=0)
+    check_int("n_sentences", n_sentences)
+    if longest:
+        check_int("shortest", shortest, minimum=1, maximum=longest)
+        if start + 2 * longest > length:
+            raise ValueError(
+                f"length must hold start + 2 * longest = {start + 2 * longest} "
+                f"letters, got {length}"
+            )
+    generator = torch.Generator().manual_seed(seed)
+    vocab, first = INDUCTION.vocab, 2  # letters: ids 2, 3, ...
+    ids = torch.randint(first, len(vocab), (n_sentences, length), generator=generator)
+    targets = torch.full((n_sentences, length, 1), IGNORE)
+    keys = torch.full((n_sentences, length, 1), -1)
+    if not longest:
+        for i in range(1, length - 1):
+            earlier = ids[:, :i] == ids[:, i : i + 1]  # (n, i)
+            once = earlier.sum(dim=1) == 1  # (n,)
+            at = earlier.int().argmax(dim=1) + 1  # (n,): after the occurrence
+            keys[once, i, 0] = at[once]
+            targets[once, i, 0] = ids[once, at[once]]
+        return Batch(ids, targets, keys, torch.full_like(keys, -1))
+    sizes = torch.randint(shortest, longest + 1, (n_sentences,), generator=generator)
+    for s, n in enumerate(sizes.tolist()):
+        ids[s, start + n : start + 2 * n] = ids[s, start : start + n]
+        where = torch.arange(start + n, start + 2 * n - 1)
+        targets[s, where, 0] = ids[s, where + 1]
+        keys[s, where, 0] = where - n + 1
+    return Batch(ids, targets, keys, torch.full_like(keys, -1))
+
+
+def ambiguous(ids: torch.Tensor) -> torch.Tensor:
+    """``(n, L)``: ``True`` where a position's letter occurred more than once
+    before it (which of the letters after those occurrences comes next, the
+    letter alone cannot tell)."""
+    before = torch.ones(ids.size(-1), ids.size(-1), dtype=torch.bool).tril(-1)
+    same = ids[..., :, None] == ids[..., None, :]  # (n, L, L)
+    return (same & before).sum(dim=-1) > 1
+
+
+def measure(model: nn.Module, batch: Batch) -> dict:
+    """What ``model`` does on ``batch``'s answers: ``right``, the share
+    answered right where the letter's earlier occurrence is unique;
+    ``right_ambiguous``, where it is not; ``share``, per layer-2 head, the
+    attention on the answer's key where it is unique (the induction stripe:
+    1 for a head that always looks there)."""
+    with torch.no_grad():
+        logits, maps = model(batch.ids)  # (n, L, 1, vocab), per layer (n, H, L, L)
+    last = maps[-1]
+    asked = batch.targets[..., 0] != IGNORE  # (n, L)
+    twice = ambiguous(batch.ids)
+    right = logits[..., 0, :].argmax(dim=-1) == batch.targets[..., 0]  # (n, L)
+    keys = batch.keys[..., 0].clamp(min=0)  # (n, L)
+    index = keys[:, None, :, None].expand(-1, last.size(1), -1, -1)
+    on_key = last.gather(-1, index)[..., 0].transpose(1, 2)  # (n, L, H)
+    unique = asked & ~twice
+    return {
+        "right": right[unique].double().mean().item(),
+        "right_ambiguous": right[asked & twice].double().mean().item(),
+        "share": on_key[unique].mean(dim=0).tolist(),
+    }
+
+
 def repeated(segment: str, before: str = "", after: str = "") -> str:
     """A sentence of letters: ``before``, ``segment`` twice, ``after``
     (each a string of letters, spaces optional), as the explorer and

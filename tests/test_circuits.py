@@ -124,7 +124,10 @@ def test_the_previous_word_head_scores_far_from_symmetrically():
 
 
 def _outer(u, v):  # a rank-one (8, 8) matrix u vᵀ of two unit vectors
-    return torch.eye(8, dtype=torch.float64)[u][:, None] * torch.eye(8, dtype=torch.float64)[v]
+    return (
+        torch.eye(8, dtype=torch.float64)[u][:, None]
+        * torch.eye(8, dtype=torch.float64)[v]
+    )
 
 
 def test_composition_scores_of_known_matrices():

@@ -22,7 +22,8 @@ def _shipped(seed=0):
 def _check_repeats(batch, start=0):
     """Every answer is the letter after the earlier occurrence, at its key,
     one key per position of the second copy but its last."""
-    for ids, targets, keys in zip(batch.ids, batch.targets[..., 0], batch.keys[..., 0]):
+    rows = zip(batch.ids, batch.targets[..., 0], batch.keys[..., 0], strict=True)
+    for ids, targets, keys in rows:
         asked = (targets != IGNORE).nonzero().flatten()
         n = len(asked) + 1  # the segment's length
         assert torch.equal(asked, torch.arange(start + n, start + 2 * n - 1))
@@ -40,7 +41,10 @@ def test_the_task_repeats_a_segment_of_varying_length(gen):
     assert set(lengths.tolist()) == set(range(3, 9))  # 3 to 8 letters, all drawn
 
 
-@pytest.mark.parametrize(("length", "shortest", "longest", "start"), [(24, 9, 12, 0), (24, 3, 8, 8), (16, 3, 6, 4)])
+@pytest.mark.parametrize(
+    ("length", "shortest", "longest", "start"),
+    [(24, 9, 12, 0), (24, 3, 8, 8), (16, 3, 6, 4)],
+)
 def test_probes_repeat_where_asked(length, shortest, longest, start):
     batch = induction.probe(length, shortest, longest, start, n_sentences=100)
     assert batch.ids.shape == (100, length)
@@ -56,7 +60,10 @@ def test_a_probe_without_repeat_asks_where_a_letter_occurred_once_before():
         for i in range(16):
             earlier = (ids[s, :i] == ids[s, i]).nonzero().flatten()
             if len(earlier) == 1 and i < 15:
-                assert keys[s, i] == earlier[0] + 1 and targets[s, i] == ids[s, earlier[0] + 1]
+                assert (
+                    keys[s, i] == earlier[0] + 1
+                    and targets[s, i] == ids[s, earlier[0] + 1]
+                )
             else:
                 assert targets[s, i] == IGNORE and keys[s, i] == -1
 
@@ -78,7 +85,9 @@ def test_a_corrupted_sentence_loses_the_earlier_occurrence_only(gen):
     assert ids.min() >= 2 and ids.max() < len(TASK.vocab)
 
 
-def test_patching_with_the_run_itself_changes_nothing_and_leaves_the_model_as_it_was(gen):
+def test_patching_with_the_run_itself_changes_nothing_and_leaves_the_model_as_it_was(
+    gen,
+):
     model = _shipped()
     batch = TASK.batch(gen, 50, 16)
     corrupt, _, _ = induction.corrupted(batch, gen)
@@ -112,7 +121,9 @@ def test_patching_a_head_makes_it_write_the_clean_runs_output(gen):
             hook.remove()
     clean_in, patched_in = seen
     assert torch.equal(patched_in[..., :4], clean_in[..., :4])  # head 0's features
-    assert not torch.allclose(patched_in[..., 4:], clean_in[..., 4:])  # head 1's: its own
+    assert not torch.allclose(
+        patched_in[..., 4:], clean_in[..., 4:]
+    )  # head 1's: its own
 
 
 # --- The shipped models ---------------------------------------------------------------
@@ -131,7 +142,9 @@ def test_every_shipped_seed_has_a_previous_letter_head_and_induction_heads(seed)
     head = int(back.argmax())
     with training.mean_ablated(model, TASK, head, layer=0):
         assert training.behaviour(TASK, model)["joint"] < 0.4
-    corrupt, query, answer = induction.corrupted(held_out, torch.Generator().manual_seed(0))
+    corrupt, query, answer = induction.corrupted(
+        held_out, torch.Generator().manual_seed(0)
+    )
     assert induction.right_at(model, corrupt, query, answer) < 0.3
     with induction.patched(model, held_out.ids, head):
         assert induction.right_at(model, corrupt, query, answer) > 0.9

@@ -150,7 +150,9 @@ def repeated(segment: str, before: str = "", after: str = "") -> str:
     :meth:`~mha.training.task.Task.read` take it."""
     for name, text in (("segment", segment), ("before", before), ("after", after)):
         if not isinstance(text, str):
-            raise TypeError(f"{name} must be a str of letters, got {type(text).__name__}")
+            raise TypeError(
+                f"{name} must be a str of letters, got {type(text).__name__}"
+            )
     letters = [c for c in before + segment + segment + after if not c.isspace()]
     return " ".join(letters)
 
@@ -192,7 +194,9 @@ def corrupted(
         there ``(n,)``.
     """
     if not isinstance(batch, Batch):
-        raise TypeError(f"batch must be a mha.training.task.Batch, got {type(batch).__name__}")
+        raise TypeError(
+            f"batch must be a mha.training.task.Batch, got {type(batch).__name__}"
+        )
     asked = batch.targets[..., 0] != IGNORE  # (n, L)
     if not asked.any(dim=1).all():
         raise ValueError("batch must have an answer in every sentence")

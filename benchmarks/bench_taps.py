@@ -10,7 +10,7 @@ and the explorer scrolled into view. For every control shown (each radio
 group, drop-down and slider, the layer switch, the query-word menu) and a
 sentence typed into the box with Enter, ``TAPS_REPEATS`` changes (default 15)
 are made, a finger's tap on the next option (the other end of a slider, the
-other of two sentences typed), 0.3 s apart. A change's latency runs, as
+two last listed sentences typed), 0.3 s apart. A change's latency runs, as
 Interaction to Next Paint counts it, from the event that changes the control
 (the click, the key, the control's own input event) to the first frame
 painted after the new picture is in the page (``bench_first_tap.ARM_JS``).
@@ -35,6 +35,7 @@ import sys
 from pathlib import Path
 
 from bench_first_tap import ARM_JS, WATCH_JS
+from page_trace import Trace, main_thread_ms
 
 from booktools.book import ROOT, explorer_pages
 from booktools.chromium import launch
@@ -49,7 +50,6 @@ PHONE = {
     "device_scale_factor": 3,
 }
 DESKTOP = {"viewport": {"width": 1280, "height": 900}}
-TYPED = ("the red lamps be", "the cat sat on the mat")  # tried in turn: kept if known
 
 # The height of the explorer's canvas and of the block a reader must see at
 # once: its first control's top to its caption's bottom.
@@ -68,8 +68,9 @@ class Tab:
         self.context = browser.new_context(**device)
         self.page = self.context.new_page()
         self.phone = device.get("has_touch", False)
+        cdp = self.context.new_cdp_session(self.page)
+        self.trace = Trace(cdp)
         if slow:
-            cdp = self.context.new_cdp_session(self.page)
             cdp.send("Emulation.setCPUThrottlingRate", {"rate": 4})
         self.page.add_init_script(f"({WATCH_JS})()")
         self.page.goto(url, wait_until="networkidle", timeout=120_000)
@@ -85,6 +86,8 @@ class Tab:
         found = [n for n in controls(self.root) if n != "text"]
         if self.root.locator('[name="nPad"]').count() and "nPad" not in found:
             found.append("nPad")  # shown with the padding mask
+        if self.root.locator('[name="layer"]').count() and "layer" not in found:
+            found.append("layer")  # shown for a model of two layers
         if self.root.locator('[name="row"]').count():
             found.append("row")
         return [*found, "typed"]
@@ -97,14 +100,24 @@ class Tab:
                 'label:has(> input[name="mask"][value="padding"])'
             ).click()
             self.page.wait_for_timeout(300)
+        hidden = "r => r.querySelector('[name=layer]').offsetParent === null"
+        if name == "layer" and self.root.evaluate(hidden):
+            for value in options(self.root, "option"):
+                self.root.locator(
+                    f'label:has(> input[name="option"][value="{value}"])'
+                ).click()
+                self.page.wait_for_timeout(300)
+                if not self.root.evaluate(hidden):
+                    break
 
-    def tap(self, name: str) -> float:
-        """One change of control ``name``: ms from its event to the paint."""
+    def tap(self, name: str) -> tuple[float, float]:
+        """One change of control ``name``: ms from its event to the paint, and
+        the main thread's CPU time meanwhile (``page_trace``)."""
         if name == "typed":
             box = self.root.locator('[name="text"]')
             now = self.state()["sentence"]
             listed = options(self.root, "sentence")
-            text = next(t for t in [*TYPED, *listed[::-1]] if t != now)
+            text = next(t for t in listed[::-1] if t != now)  # words the model knows
             box.fill(text)
             goal, want = "sentence", text
         else:
@@ -118,6 +131,7 @@ class Tab:
             if kind(self.root, name) == "slider":
                 index = 0 if now == len(texts) - 1 else len(texts) - 1
             goal, want = name, texts[index]
+        self.trace.start()
         self.page.evaluate(ARM_JS, [self.root.element_handle(), goal, want])
         if name == "typed":
             box.press("Enter")
@@ -128,8 +142,18 @@ class Tab:
                 "() => window.__tap.done !== null", timeout=20_000
             )
         except Exception:  # a sentence the model refused: no new picture
-            return float("nan")
-        return self.page.evaluate("() => window.__tap.done - window.__tap.start")
+            self.trace.stop(self.page)
+            return float("nan"), float("nan")
+        latency = self.page.evaluate("() => window.__tap.done - window.__tap.start")
+        work = main_thread_ms(self.trace.stop(self.page))
+        if os.environ.get("TAPS_PHASES"):  # where the main thread's time went
+            phases = sorted(work["by"].items(), key=lambda kv: -kv[1])
+            print(
+                f"{name}: {latency:.0f} ms, cpu {work['cpu']:.0f}: "
+                + ", ".join(f"{k} {v:.0f}" for k, v in phases),
+                file=sys.stderr,
+            )
+        return latency, work["cpu"]
 
     def _act(self, name: str, target: int, count: int) -> None:
         found = self.root.locator(f'[name="{name}"]')
@@ -163,7 +187,7 @@ class Tab:
 
 
 def taps(browser, urls: dict[str, str]) -> dict:
-    """{page: {control: {site: [ms, ...]}}} and the load averages."""
+    """{page: {control: {site: [[ms, cpu ms], ...]}}} and the load averages."""
     results, loads = {}, []
     for path in pages_of(urls):
         tabs = {label: Tab(browser, url + path, PHONE) for label, url in urls.items()}
@@ -190,7 +214,10 @@ def taps(browser, urls: dict[str, str]) -> dict:
             print(
                 path,
                 name,
-                {k: round(statistics.median(v)) for k, v in found.items()},
+                {
+                    k: [round(statistics.median(x[i] for x in v)) for i in (0, 1)]
+                    for k, v in found.items()
+                },
                 file=sys.stderr,
             )
         for tab in tabs.values():

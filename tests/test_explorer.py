@@ -22,6 +22,7 @@ from mha.explorer import models
 from mha.explorer.look import caption, page
 from mha.explorer.models import Network, decoded, padded, reading, weights_data
 from mha.explorer.notebook import MIME, front_end, title
+from mha.plotting import palette
 from mha.plotting.heatmap import heatmap
 from mha.plotting.palette import BLOCKED_FACE, BLOCKED_LINES, HEAD_COLOURS
 from mha.training import AGREEMENT, NEIGHBOURS, PREVIOUS_WORD
@@ -281,8 +282,8 @@ def test_the_page_gets_every_word_and_colour_from_the_package(playground):
         "lines": BLOCKED_LINES,
     }
     assert [text for _, text in data["look"]["ticks"]] == [
-        "0", "0.05", "0.2", "0.4", "0.6", "0.8", "1"
-    ]  # fmt: skip
+        f"{p:g}" for p in palette.PROBABILITY_TICKS
+    ]
     assert len(data["look"]["colours"]) == 256 * 6
     fmt = inspect.signature(heatmap).parameters["fmt"].default  # the maps' numbers
     assert fmt.format(0.125) == f"{0.125:.{data['look']['decimals']}f}"

@@ -20,12 +20,12 @@ import random
 
 import pytest
 import torch
+from test_explorer_layers import check_picture
 from torch import nn
 
 import mha
 from booktools.explorers import (
     EXPLORER,
-    check_picture,
     data,
     expected,
     options,

@@ -8,12 +8,12 @@ but the site's own explorer.js and explorer.css."""
 from __future__ import annotations
 
 import pytest
+from test_explorer_layers import check_picture
 
 from booktools.book import ROOT, fullest_explorer_page
 from booktools.explorers import (
     EXPLORER,
     chapter_explorer,
-    check_picture,
     control,
     controls,
     data,
@@ -48,7 +48,7 @@ def test_every_control_shows_the_package_s_picture(open_page, explorer_page_path
     for name in ("option", "sentence", "mask", "nPad", "nHeads"):
         if not control(root, name).count():
             continue
-        if not control(root, name).first.is_visible():  # the padding slider
+        if not control(root, name).first.is_enabled():  # the padding slider
             pick(root, "mask", options(root, "mask").index("padding"))
         texts = options(root, name)
         for index in [*range(len(texts))[::-1], 0]:

@@ -30,7 +30,7 @@ WORDS = {
     "mask": "Mask:",
     "nPad": "Padding:",
     "nHeads": "Heads:",
-    "row": "Query word:",
+    "row": "Query:",
     "rowOption": "{row}: {token}",
     "empty": (
         "the box is empty: type a sentence, then press Enter (the picture "

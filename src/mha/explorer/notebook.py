@@ -46,6 +46,7 @@ NAMES = {  # the controls, top to bottom, by the word a note uses
     "mask": "mask",
     "n_pad": "padding",
     "n_heads": "heads",
+    "layer": "layer",
 }
 _IMPORT = re.compile(r'^import \{[\w, ]+\} from "\./(\w+\.js)";\n', re.M)
 _DECLARED = re.compile(
@@ -133,6 +134,11 @@ class Explorer:
             "mask": len(self.masks) > 1,
             "n_pad": "padding" in self.masks,
             "n_heads": len(self.head_counts) > 1,
+            "layer": any(
+                len(network.layers) > 1
+                for by_heads in self.networks.values()
+                for network in by_heads.values()
+            ),
         }
         return [name for name in NAMES if shown[name]]
 

@@ -83,7 +83,8 @@ export function layout(data, result, width, height, options, measure) {
   var barRoom = Math.max.apply(null, look.ticks.map(function (tick) {
     return measure(tick[1], FONT.axis);
   }));
-  var left = FONT.axis + 8 + labelW + 6, gap = 12, headTitle = 18, rowGap = 8;
+  // (Maps on whole CSS px: each frame's 2 px line on whole device pixels.)
+  var left = Math.ceil(FONT.axis + 8 + labelW + 6), gap = 12, headTitle = 18, rowGap = 8;
   var right = 12 + 10 + 6 + barRoom + 4 + FONT.axis + 2;
   var layerTitle = many ? FONT.head + 8 : 0;
   var top = 4, bottom = labelW + 10 + FONT.axis + 8;

@@ -177,7 +177,6 @@ Explorer.prototype.build = function () {
     this.padding = slider(words.nPad, "nPad", range(data.maxPad).map(function (i) {
       return i + 1;
     }));
-    this.padding.classList.add("mha-revealed");
   }
   if (data.headCounts.length > 1) {
     slider(words.nHeads, "nHeads", data.headCounts);
@@ -302,9 +301,13 @@ Explorer.prototype.tapped = function (button) {
 // Show setting `s`: compute, draw, and make the controls say it. A setting
 // the model cannot show changes nothing but the message.
 Explorer.prototype.show = function (s) {
-  var result;
+  var result, now = this.state;
+  var same = this.result && ["option", "nHeads", "mask", "nPad", "sentence"].every(function (k) {
+    return s[k] === now[k];
+  });
   try {
-    result = compute(this.data, s);
+    // Another layer or word of the same setting: the same computation.
+    result = same ? this.result : compute(this.data, s);
   } catch (error) {
     if (!(error instanceof Problem)) {
       throw error;
@@ -340,17 +343,22 @@ Explorer.prototype.setForm = function () {
     range.setAttribute("aria-valuetext", String(s[range.name]));
     setText(range.parentNode.querySelector("output"), String(s[range.name]));
   });
-  if (this.result && this.padding) {  // the <pad> tokens shown (a short sentence has fewer)
+  if (this.result && this.padding && s.mask === "padding") {
+    // the <pad> tokens shown (a sentence of one word has none)
     var pads = this.result.nPad;
     setText(this.padding.querySelector("output"), String(pads));
     this.padding.querySelector("input").setAttribute("aria-valuetext", String(pads));
   }
   this.menu.value = s.sentence;
+  // A control that does not apply to the setting stays in its place, dimmed
+  // and out of reach (the padding without the padding mask, the layer switch
+  // of a one-layer model): the picture below never moves.
   if (this.padding) {
-    this.padding.hidden = s.mask !== "padding";
+    this.padding.querySelector("input").disabled = s.mask !== "padding";
   }
   if (this.layerRow) {
-    this.layerRow.hidden = !this.result || this.result.layers.length < 2;
+    var one = !this.result || this.result.layers.length < 2;
+    this.layerRow.disabled = one;
   }
   this.listWords();
 };

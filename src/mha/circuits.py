@@ -178,7 +178,7 @@ def asymmetry(matrix: torch.Tensor) -> float:
     return (antisymmetric.square().sum() / total).item()
 
 
-#: The three ways a head reads what an earlier head wrote: through its queries,
+#: The three ways a head reads what an earlier head wrote, through its queries,
 #: its keys or its values (Elhage et al., 2021).
 COMPOSITIONS = ("Q", "K", "V")
 

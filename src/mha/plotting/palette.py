@@ -14,8 +14,8 @@ from __future__ import annotations
 from matplotlib.colors import PowerNorm
 
 CMAP = "cividis"
-#: The colour map of signed values, on a scale centred on 0: purple below,
-#: white at 0, orange above; none of its colours is cividis' blue-to-yellow.
+#: The colour map of signed values, on a scale centred on 0 (purple below,
+#: white at 0, orange above), none of whose colours is one of cividis'.
 SIGNED_CMAP = "PuOr_r"
 #: Okabe–Ito colours, distinguishable with every common colour-vision deficiency.
 COLOURS = (

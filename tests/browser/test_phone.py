@@ -183,3 +183,71 @@ def test_no_signature_cuts_a_parameter_s_name(open_page, width):
     page, _ = open_page(PAGES["api"], width=width)
     assert page.locator("dl.py > dt.sig .sig-param").count() > 100
     assert page.evaluate(CUT_PARAMETERS) == []
+
+
+# Every table of the page, as a reader of a phone sees it: its width and its
+# box's, its height, its rows, how many of them are not drawn as one row (their
+# cells starting at different heights: stacked, as cards were), how it is
+# displayed, and whether its first column stays put when its box scrolls.
+TABLES = """() => [...document.querySelectorAll('.bd-article table')].map(table => {
+    let box = table.parentElement;
+    while (getComputedStyle(box).overflowX === 'visible') box = box.parentElement;
+    const rows = [...table.querySelectorAll('tbody > tr')];
+    const stacked = rows.filter(row => new Set([...row.children].map(
+        cell => Math.round(cell.getBoundingClientRect().top))).size > 1).length;
+    const first = table.querySelector('tbody > tr > :first-child');
+    return {text: table.textContent.trim().replace(/\\s+/g, ' ').slice(0, 50),
+            width: Math.round(table.getBoundingClientRect().width), room: box.clientWidth,
+            height: Math.round(table.getBoundingClientRect().height),
+            rows: rows.length, stacked, display: getComputedStyle(table).display,
+            fixed: first ? getComputedStyle(first).position : null};
+})"""
+
+# The pages with tables of three columns or more (_ext/book_phone.py).
+WIDE_TABLES = (
+    "book/09_pytorch.html",
+    "book/10_block.html",
+    "book/11_costs.html",
+    PAGES["tables"],
+)
+
+
+@pytest.mark.parametrize("width", [PHONE, COMMON_PHONE])
+def test_a_table_keeps_its_rows_on_a_phone(open_page, width):
+    """A table stays a table on a phone, the same on every page: each row one
+    row, its values side by side to compare with the next row's (they were
+    cards of 850-1,650 px, one cell under another); at 390 px each fits its
+    column, and one that does not at 360 px scrolls in its box with its
+    first column fixed."""
+    for path in WIDE_TABLES:
+        page, _ = open_page(path, width=width)
+        tables = page.evaluate(TABLES)
+        assert tables, f"{path}: no table: pick another page"
+        for table in tables:
+            assert table["display"] == "table", (path, table)
+            assert table["stacked"] == 0, (path, table)
+            if width == COMMON_PHONE:
+                assert table["width"] <= table["room"] + 1, (path, table)
+            if table["width"] > table["room"] + 1:
+                assert table["fixed"] == "sticky", (path, table)
+
+
+# Each name of code in a heading, on how many lines it is drawn, and whether
+# its heading is wider than the column.
+HEADING_NAMES = """() => [...document.querySelectorAll(
+        '.bd-article :is(h1, h2, h3, h4) > code.literal')].map(code => [
+    code.textContent, code.getClientRects().length,
+    code.parentElement.scrollWidth > code.parentElement.clientWidth + 1])"""
+
+
+@pytest.mark.parametrize("width", [PHONE, COMMON_PHONE])
+def test_a_heading_breaks_between_words_never_inside_a_name(open_page, width):
+    """On a phone a heading's name of code stays whole on one line
+    ("9.2. nn." then "MultiheadAttention", "F.multi_head_" then
+    "attention_forward" were the breaks), and fits the column."""
+    page, _ = open_page(PAGES["code headings"], width=width)
+    names = page.evaluate(HEADING_NAMES)
+    assert len(names) >= 3, "too few headings with code: pick another page"
+    broken = [(name, lines) for name, lines, _ in names if lines > 1]
+    assert broken == [], f"names of code broken across lines: {broken}"
+    assert not any(wide for *_, wide in names), names

@@ -158,7 +158,7 @@ def attention_grid(
     lengths (much faster than matplotlib's constrained layout, which matters
     for the explorers). The colour bar lies under the panels, on a desk as on
     a phone: one design of the probability scale, with the same ticks
-    (`PROBABILITY_TICKS`), in every figure."""
+    (`mha.plotting.palette.PROBABILITY_TICKS`), in every figure."""
     n, q_len, k_len = maps.shape
     char = 0.09  # inches per character of a 9-point tick label, wide ones (<, >, m, w) included
     left = 0.45 + char * max(len(t) for t in query_tokens)

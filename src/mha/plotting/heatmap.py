@@ -73,11 +73,11 @@ def heatmap(
 
     With ``annotate``, each value is printed in its cell, dark on the light half
     of the colour map and white on the dark half (for another map than the
-    book's :data:`CMAP`, such as the signed values' diverging one, dark on a
+    book's :data:`~mha.plotting.palette.CMAP`, such as the signed values' diverging one, dark on a
     light colour and white on a dark one). ``blocked`` (bool,
     ``(rows, cols)``, ``True`` where the key is blocked) cells are drawn in the
-    book's look for a blocked key (:data:`BLOCKED_FACE`, hatched, no number);
-    NaN cells print :data:`NAN_TEXT`. Returns the image (for a colour bar).
+    book's look for a blocked key (:data:`~mha.plotting.palette.BLOCKED_FACE`, hatched, no number);
+    NaN cells print :data:`~mha.plotting.palette.NAN_TEXT`. Returns the image (for a colour bar).
 
     Args:
         ax: the matplotlib axes to draw into.

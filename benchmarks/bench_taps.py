@@ -2,7 +2,7 @@
 the explorer is across its settings: the built site, and another build side
 by side.
 
-    python benchmarks/bench_taps.py [--before SITE] [--sizes] [PAGE ...]
+    python benchmarks/bench_taps.py [--before SITE] [--after SITE] [--sizes] [PAGE ...]
 
 Taps: a 390 x 844 px touch screen with a 4x slower CPU (Chromium's own
 emulation), the page loaded (no network throttling: a tap fetches nothing)
@@ -14,7 +14,8 @@ two last listed sentences typed), 0.3 s apart. A change's latency runs, as
 Interaction to Next Paint counts it, from the event that changes the control
 (the click, the key, the control's own input event) to the first frame
 painted after the new picture is in the page (``bench_first_tap.ARM_JS``).
-With ``--before SITE`` both builds are open at once and every round taps the
+``--after``: the build measured (default
+_build/html). With ``--before SITE`` both builds are open at once and every round taps the
 one, then the other, so both see the machine's same load; the 1-minute load
 average is recorded at each tap.
 
@@ -93,14 +94,15 @@ class Tab:
         return [*found, "typed"]
 
     def prepare(self, name: str) -> None:
-        """A control hidden in the first setting made visible (the padding
-        slider: the padding mask chosen), untimed."""
+        """A control out of reach in the first setting made usable, untimed:
+        the padding slider (the padding mask chosen), the layer switch (a
+        model of two layers chosen)."""
         if name == "nPad" and self.state()["mask"] != "padding":
             self.root.locator(
                 'label:has(> input[name="mask"][value="padding"])'
             ).click()
             self.page.wait_for_timeout(300)
-        hidden = "r => r.querySelector('[name=layer]').offsetParent === null"
+        hidden = "r => r.querySelector('[name=layer]').disabled"  # a one-layer model
         if name == "layer" and self.root.evaluate(hidden):
             for value in options(self.root, "option"):
                 self.root.locator(
@@ -211,11 +213,16 @@ def taps(browser, urls: dict[str, str]) -> dict:
                     found[label].append(tab.tap(name))
                     loads.append(os.getloadavg()[0])
                     tab.page.wait_for_timeout(300)
+            if os.environ.get("TAPS_PARTIAL"):  # what was measured so far
+                Path(os.environ["TAPS_PARTIAL"]).write_text(json.dumps(results))
             print(
                 path,
                 name,
                 {
-                    k: [round(statistics.median(x[i] for x in v)) for i in (0, 1)]
+                    k: [
+                        round(statistics.median(x[i] for x in v if x[i] == x[i]))
+                        for i in (0, 1)
+                    ]
                     for k, v in found.items()
                 },
                 file=sys.stderr,
@@ -266,11 +273,12 @@ def pages_of(urls) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--before", type=Path)
+    parser.add_argument("--after", type=Path, default=ROOT / "_build" / "html")
     parser.add_argument("--sizes", action="store_true")
     parser.add_argument("--out", type=Path)
     parser.add_argument("pages", nargs="*")
     args = parser.parse_args()
-    site = ROOT / "_build" / "html"
+    site = args.after
     _PAGES[:] = args.pages or explorer_pages(site)
     sites = {"after": site}
     if args.before:

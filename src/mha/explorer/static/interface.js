@@ -354,7 +354,9 @@ Explorer.prototype.setForm = function () {
   // and out of reach (the padding without the padding mask, the layer switch
   // of a one-layer model): the picture below never moves.
   if (this.padding) {
-    this.padding.querySelector("input").disabled = s.mask !== "padding";
+    var off = s.mask !== "padding";
+    this.padding.querySelector("input").disabled = off;
+    this.padding.classList.toggle("mha-off", off);
   }
   if (this.layerRow) {
     var one = !this.result || this.result.layers.length < 2;

@@ -4,7 +4,8 @@ docstring says what it does and why):
 - ``book_layout``: the page template; every script deferred;
 - ``book_descriptions``: a description for every page;
 - ``book_images``: images with their size, loaded lazily;
-- ``book_phone``: on a phone, figures in their phone layout and wide tables as cards;
+- ``book_phone``: on a phone, figures in their phone layout and wide tables that
+  stay tables;
 - ``book_exercises``: exercises that carry their number for JupyterLab, and
   solutions whose link to their exercise does not start with a space;
 - ``book_code``: long inline code breaks after its dots;

@@ -152,7 +152,7 @@ def test_page_renders_offline(open_page, page_path):
     than its column, so the numbers the prose quotes are all in view (a
     printed line wraps at its spaces, book.css, and at 360 and 390 px its
     rest starts right of where it started, so a tensor's wrapped row reads as
-    one row; on a phone a wide table becomes cards); the site's cut-down
+    one row; on a phone a wide table stays a table: test_phone.py); the site's cut-down
     fonts have every character the page shows, and draw its formulas exactly
     as the whole math font does."""
     page, log = open_page(page_path, width=PHONE, height=800, slow=True)

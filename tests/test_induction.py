@@ -177,3 +177,27 @@ BAD_INPUT = [
 @pytest.mark.parametrize("row", BAD_INPUT, ids=row_ids(BAD_INPUT))
 def test_bad_input_is_refused_with_a_clear_message(row):
     refuses(*row)
+
+
+def test_patching_into_one_path_of_layer_2():
+    """Nothing patched through a path that reads nothing new; on the shipped
+    seed 0 the answer returns through the keys only."""
+    model, held_out = _shipped(), TASK.test_batches()[0]
+    corrupt, query, answer = induction.corrupted(
+        held_out, torch.Generator().manual_seed(0)
+    )
+    bad = induction.right_at(model, corrupt, query, answer)
+    same = [
+        induction.right_patched_into(model, corrupt, corrupt, query, answer, 1, path)
+        for path in "QKV"
+    ]
+    assert same == [bad] * 3
+    through = {
+        path: induction.right_patched_into(
+            model, held_out.ids, corrupt, query, answer, 1, path
+        )
+        for path in "QKV"
+    }
+    assert through["K"] > 0.85 and max(through["Q"], through["V"]) < 0.3
+    with pytest.raises(ValueError, match="path must be one of 'Q', 'K', 'V', got 'X'"):
+        induction.right_patched_into(model, corrupt, corrupt, query, answer, 1, "X")

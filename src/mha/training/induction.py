@@ -268,3 +268,48 @@ def right_at(
         logits, _ = model(ids)  # (n, L, 1, vocab)
     said = logits[torch.arange(len(query)), query, 0].argmax(dim=-1)  # (n,)
     return (said == answer).double().mean().item()
+
+
+def right_patched_into(
+    model: nn.Module,
+    clean: torch.Tensor,
+    corrupt: torch.Tensor,
+    query: torch.Tensor,
+    answer: torch.Tensor,
+    head: int,
+    path: str,
+) -> float:
+    """:func:`right_at` on ``corrupt`` with ``head`` of layer 1 patched from
+    ``clean`` (:func:`patched`) only where layer 2 reads it through ``path``:
+    its queries (``"Q"``), keys (``"K"``) or values (``"V"``) read the
+    patched stream, the rest of layer 2 and the readout the corrupted one.
+    For a two-layer :class:`~mha.training.model.ToyModel` on a residual
+    stream."""
+    if path not in ("Q", "K", "V"):
+        raise ValueError(f"path must be one of 'Q', 'K', 'V', got {path!r}")
+    if len(getattr(model, "layers", ())) != 2 or not getattr(model, "residual", False):
+        raise TypeError(
+            "model must be a two-layer ToyModel on a residual stream, got "
+            f"{type(model).__name__}"
+        )
+    first, second = model.layers
+
+    def stream(patch: bool) -> torch.Tensor:  # x1 of the corrupted run: (n, L, d_model)
+        seen = []
+        hook = first.register_forward_hook(lambda m, i, out: seen.append(out[0]))
+        try:
+            with torch.no_grad(), contextlib.ExitStack() as stack:
+                if patch:
+                    stack.enter_context(patched(model, clean, head, layer=0))
+                model(corrupt)
+        finally:
+            hook.remove()
+        return model.position(model.embed(corrupt)) + seen[-1]
+
+    own, fixed = stream(False), stream(True)
+    q, k, v = (fixed if name == path else own for name in ("Q", "K", "V"))
+    with torch.no_grad():
+        out, _ = second(q, k, v, model.with_causal(None, corrupt))  # (n, L, d_model)
+        logits = model.readouts[0](own + out)  # (n, L, vocab)
+    said = logits[torch.arange(len(query)), query].argmax(dim=-1)  # (n,)
+    return (said == answer).double().mean().item()

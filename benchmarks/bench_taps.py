@@ -102,7 +102,7 @@ class Tab:
                 'label:has(> input[name="mask"][value="padding"])'
             ).click()
             self.page.wait_for_timeout(300)
-        hidden = "r => r.querySelector('[name=layer]').disabled"  # a one-layer model
+        hidden = "r => r.querySelector('[name=layer]').matches(':disabled')"
         if name == "layer" and self.root.evaluate(hidden):
             for value in options(self.root, "option"):
                 self.root.locator(
@@ -220,7 +220,9 @@ def taps(browser, urls: dict[str, str]) -> dict:
                 name,
                 {
                     k: [
-                        round(statistics.median(x[i] for x in v if x[i] == x[i]))
+                        round(
+                            statistics.median([x[i] for x in v if x[i] == x[i]] or [-1])
+                        )
                         for i in (0, 1)
                     ]
                     for k, v in found.items()

@@ -429,3 +429,18 @@ def test_a_log_axis_is_labelled_in_plain_numbers_at_the_labels_size():
         layout.draw_without_rendering()
         labels = [t for t in layout.axes[0].yaxis.get_ticklabels() if t.get_text()]
         assert labels and not any("$" in t.get_text() for t in labels)  # no exponents
+
+
+def test_a_figure_s_png_keeps_its_colour_bar_smooth_and_its_ground_white(gen):
+    """The 256-colour PNG keeps 64 steps of the colour map (a quantizer's own
+    palette made the bar a dozen bands) and the figure's own white."""
+    fig = mha.display_attention(QUERIES, KEYS, maps(4, gen), 4, 2, 2)
+    image = Image.open(io.BytesIO(plotting.to_png(fig, dpi=200, colours=256)))
+    assert image.mode == "P"
+    rgb = image.convert("RGB")
+    assert rgb.getpixel((2, 2)) == (255, 255, 255)
+    (bar,) = [ax for ax in fig.axes if ax not in heatmaps(fig)]
+    x0, y0, x1, y1 = bar.get_window_extent().extents * 2  # at twice the resolution
+    row = round(rgb.height - (y0 + y1) / 2)
+    shades = {rgb.getpixel((x, row)) for x in range(round(x0) + 3, round(x1) - 3)}
+    assert len(shades) >= 50, len(shades)

@@ -313,8 +313,8 @@ def display_attention(
     """One labelled heatmap per head: rows are queries, columns are keys.
 
     The colour scale runs from 0 to 1 on a square-root scale
-    (`probability_scale`), the same in every figure of the book; each head's
-    title and frame have its colour (`head_colour`), the same in every figure;
+    (`mha.plotting.palette.probability_scale`), the same in every figure of the book; each head's
+    title and frame have its colour (`mha.plotting.palette.head_colour`), the same in every figure;
     a blocked key is drawn light grey and hatched, without a number, and the
     legend says "blocked".
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from matplotlib.colors import PowerNorm
 
+#: The colour map of probabilities, on :func:`probability_scale`.
 CMAP = "cividis"
 #: The colour map of signed values, on a scale centred on 0 (purple below,
 #: white at 0, orange above), none of whose colours is one of cividis'.

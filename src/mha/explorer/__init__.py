@@ -44,7 +44,7 @@ def attention_explorer(
             a control for ``weights``. A `mha.training.task.Task` (such as
             ``training.AGREEMENT``): the models shipped for it, one for each
             of ``head_counts``, trained with ``seed``. A layer you built, a
-            `mha.MultiHeadAttention` or ``nn.MultiheadAttention`` of width 8:
+            `mha.attention.MultiHeadAttention` or ``nn.MultiheadAttention`` of width 8:
             it reads the running example's embeddings and positions. A model you built or
             trained: a ``training.train(...)`` run, a
             `mha.example.RunningExample`, or a model with ``embed``,

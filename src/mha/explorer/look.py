@@ -62,8 +62,8 @@ WORDS = {
     "pair": "{token} → {word}",
 }
 MASK_TEXT = {"none": "no mask", "causal": "causal mask", "padding": "padding mask"}
-#: The maps' numbers: dark on the light half of the colour map, white on the
-#: dark half (as mha.plotting.heatmap.heatmap writes them).
+#: The ink of the maps' numbers, dark on the light half of the colour map and
+#: white on the dark half, as mha.plotting.heatmap.heatmap writes them.
 NUMBER_INK = {"dark": "white", "light": "black", "at": 0.5}
 #: The decimals of a probability printed in a map (mha.plotting.heatmap.heatmap's
 #: format) and in the page's words.

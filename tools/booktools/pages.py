@@ -234,6 +234,7 @@ def overflow(page) -> list[str]:
 # its classes, of the page's text (code blocks aside): what axe checks there.
 API_SAMPLE = (
     "module-mha.training.task",
+    "module-mha.kv_cache",
     "what-import-mha-gives",
     "module-mha.explorer",
     "module-mha.block",

@@ -12,6 +12,7 @@ import re
 from datetime import date
 
 import bench_attention
+import bench_backward
 import bench_browser
 import bench_first_tap
 import bench_import
@@ -49,6 +50,23 @@ def attention(table: str) -> str:
         f"{table}\n\nThe book's layer builds and keeps the scores and the "
         "probabilities, which the chapter on costs measures; against the plainest "
         "peer, see the next section.\n"
+    )
+
+
+def backward(table: str) -> str:
+    """The peak memory of a forward and backward pass (bench_backward.py's table)."""
+    return (
+        "## The backward pass's memory\n\n"
+        f"Batch {bench_backward.BATCH}, d_model {bench_backward.D_MODEL}, "
+        f"{bench_backward.N_HEADS} heads, float32, CPU: the peak of one forward and "
+        "backward pass (`mha.cost.profile_forward` around both, gradients included), "
+        "the book's layer against the same projections around "
+        "`F.scaled_dot_product_attention`.\n\n"
+        f"{table}\n\nThe book's layer keeps its probabilities for autograd, so its "
+        "peak grows about fourfold as L doubles; SDPA keeps one number per query and "
+        "head and recomputes the scores in its backward pass, so its peak doubles. "
+        "The profiler misses a buffer an operator frees before it returns, and this "
+        "says nothing of time or of a GPU.\n"
     )
 
 

@@ -18,6 +18,7 @@ import subprocess
 import sys
 
 import bench_attention
+import bench_backward
 import bench_browser
 import bench_first_tap
 import bench_import
@@ -40,6 +41,10 @@ def _site():
 
 def attention() -> str:
     return report.attention(bench_attention.table())
+
+
+def backward() -> str:
+    return report.backward(bench_backward.table())
 
 
 def peer() -> str:
@@ -94,6 +99,7 @@ def lighthouse() -> str:
 SECTIONS = {
     "import": import_cost,
     "attention": attention,
+    "backward": backward,
     "peer": peer,
     "explorer": explorer,
     "validation": validation,

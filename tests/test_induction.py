@@ -201,3 +201,20 @@ def test_patching_into_one_path_of_layer_2():
     assert through["K"] > 0.85 and max(through["Q"], through["V"]) < 0.3
     with pytest.raises(ValueError, match="path must be one of 'Q', 'K', 'V', got 'X'"):
         induction.right_patched_into(model, corrupt, corrupt, query, answer, 1, "X")
+
+
+def test_measure_reads_a_one_layer_model_s_maps_too():
+    """A one-layer model returns its maps as one tensor, not a tuple of layers:
+    the share on the answer's key is read from it (chapter 14's control)."""
+    torch.manual_seed(0)
+    one = training.ToyModel(
+        len(training.INDUCTION.vocab), n_heads=2, max_length=32, causal=True
+    ).eval()
+    batch = induction.probe(16, 3, 8, n_sentences=20)
+    found = induction.measure(one, batch)
+    assert len(found["share"]) == 2 and 0 <= found["right"] <= 1
+    with torch.no_grad():
+        _, maps = one(batch.ids)  # (20, 2, 16, 16)
+    at = (batch.keys[..., 0] >= 0).nonzero()[0].tolist()  # one asked position
+    on_key = maps[at[0], :, at[1], batch.keys[at[0], at[1], 0]]
+    assert on_key.shape == (2,)

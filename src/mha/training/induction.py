@@ -129,7 +129,7 @@ def measure(model: nn.Module, batch: Batch) -> dict:
     1 for a head that always looks there)."""
     with torch.no_grad():
         logits, maps = model(batch.ids)  # (n, L, 1, vocab), per layer (n, H, L, L)
-    last = maps[-1]
+    last = maps[-1] if isinstance(maps, tuple) else maps  # the last layer's
     asked = batch.targets[..., 0] != IGNORE  # (n, L)
     twice = ambiguous(batch.ids)
     right = logits[..., 0, :].argmax(dim=-1) == batch.targets[..., 0]  # (n, L)

@@ -101,6 +101,39 @@ def shown_state(root) -> dict:
     return root.evaluate("r => r.mhaExplorer.state")
 
 
+def act(page, root, phone: bool, name: str, target: int, count: int) -> None:
+    """Tap (or click, ``phone`` False) option ``target`` of the control ``name``
+    of the explorer ``root`` on ``page``: a button, the slider's
+    track at the option's place (positions taken just before the tap: the
+    chapter's images above may still be loading)."""
+    found = root.locator(f'[name="{name}"]')
+    what = kind(root, name)
+    if what == "menu":  # a phone's own picker: the choice is the input event
+        found.select_option(index=target)
+        return
+    if what == "buttons":
+        value = options(root, name)[target]
+        element = root.locator(f'label:has(> input[name="{name}"][value="{value}"])')
+        box = element.bounding_box()
+        position = {"x": box["width"] / 2, "y": box["height"] / 2}
+    else:
+        element = found
+        box = element.bounding_box()
+        thumb = min(box["height"], 16)
+        x = thumb / 2 + (box["width"] - thumb) * target / (count - 1)
+        position = {"x": x, "y": box["height"] / 2}
+    # The browser's own input events at that point (as a finger or a mouse
+    # makes them), without Playwright's checks of the element tapped,
+    # which run in the page and would be timed with the change.
+    element.scroll_into_view_if_needed()
+    box = element.bounding_box()
+    x, y = box["x"] + position["x"], box["y"] + position["y"]
+    if phone:
+        page.touchscreen.tap(x, y)
+    else:
+        page.mouse.click(x, y)
+
+
 class Tab:
     """One browser context on one page, with its bytes counted."""
 
@@ -181,37 +214,7 @@ class Tab:
         return event
 
     def _act(self, name: str, target: int, count: int) -> None:
-        """Tap (or click) option ``target`` of a control: a button, the slider's
-        track at the option's place (positions taken just before the tap: the
-        chapter's images above may still be loading)."""
-        found = self.root.locator(f'[name="{name}"]')
-        what = kind(self.root, name)
-        if what == "menu":  # a phone's own picker: the choice is the input event
-            found.select_option(index=target)
-            return
-        if what == "buttons":
-            value = options(self.root, name)[target]
-            element = self.root.locator(
-                f'label:has(> input[name="{name}"][value="{value}"])'
-            )
-            box = element.bounding_box()
-            position = {"x": box["width"] / 2, "y": box["height"] / 2}
-        else:
-            element = found
-            box = element.bounding_box()
-            thumb = min(box["height"], 16)
-            x = thumb / 2 + (box["width"] - thumb) * target / (count - 1)
-            position = {"x": x, "y": box["height"] / 2}
-        # The browser's own input events at that point (as a finger or a mouse
-        # makes them), without Playwright's checks of the element tapped,
-        # which run in the page and would be timed with the change.
-        element.scroll_into_view_if_needed()
-        box = element.bounding_box()
-        x, y = box["x"] + position["x"], box["y"] + position["y"]
-        if self.phone:
-            self.page.touchscreen.tap(x, y)
-        else:
-            self.page.mouse.click(x, y)
+        act(self.page, self.root, self.phone, name, target, count)
 
     def kinds(self) -> list[str]:
         """The kinds of change: each control shown, and a typed sentence."""

@@ -35,7 +35,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from bench_first_tap import ARM_JS, WATCH_JS
+from bench_first_tap import ARM_JS, WATCH_JS, act
 from page_trace import Trace, main_thread_ms
 
 from booktools.book import ROOT, explorer_pages
@@ -158,31 +158,7 @@ class Tab:
         return latency, work["cpu"]
 
     def _act(self, name: str, target: int, count: int) -> None:
-        found = self.root.locator(f'[name="{name}"]')
-        what = kind(self.root, name)
-        if what == "menu":
-            found.select_option(index=target)
-            return
-        if what == "buttons":
-            value = options(self.root, name)[target]
-            element = self.root.locator(
-                f'label:has(> input[name="{name}"][value="{value}"])'
-            )
-            box = element.bounding_box()
-            position = {"x": box["width"] / 2, "y": box["height"] / 2}
-        else:
-            element = found
-            box = element.bounding_box()
-            thumb = min(box["height"], 16)
-            x = thumb / 2 + (box["width"] - thumb) * target / (count - 1)
-            position = {"x": x, "y": box["height"] / 2}
-        element.scroll_into_view_if_needed()
-        box = element.bounding_box()
-        x, y = box["x"] + position["x"], box["y"] + position["y"]
-        if self.phone:
-            self.page.touchscreen.tap(x, y)
-        else:
-            self.page.mouse.click(x, y)
+        act(self.page, self.root, self.phone, name, target, count)
 
     def close(self) -> None:
         self.context.close()

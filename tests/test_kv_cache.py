@@ -110,8 +110,8 @@ BAD_INPUT = [
      "got (2, 0, 8)"),
     (lambda: started().step(torch.zeros(2, 1, 6, dtype=torch.float64)), ValueError, "x",
      "d_model=8", "got (2, 1, 6)"),
-    (lambda: started().step(X[:, :1].float()), TypeError, "x", "dtype torch.float64",
-     "got torch.float32"),
+    (lambda: started().step(X[:, :1].float()), TypeError, "x",
+     "the layer's weights have dtype torch.float64", "x has dtype torch.float32"),
     (lambda: started().step(X[0]), ValueError, "x", "(batch, new, d_model=8)", "got (7, 8)"),
 ]  # fmt: skip
 

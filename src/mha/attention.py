@@ -228,29 +228,12 @@ class MultiHeadAttention(nn.Module):
     def _check_inputs(
         self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor
     ) -> None:
-        weight = self.Wq.weight
         for name, x, length in (
             ("query", query, "q_len"),
             ("key", key, "k_len"),
             ("value", value, "k_len"),
         ):
-            shape_text = f"(batch, {length}, d_model={self.d_model})"
-            check_tensor(name, x, shape_text, dims=3)
-            if x.size(-1) != self.d_model:
-                raise ValueError(
-                    f"{name} must have shape {shape_text}, got {tuple(x.shape)}"
-                )
-            if x.device != weight.device:
-                raise ValueError(
-                    f"{name} is on device {x.device} but the layer's weights are "
-                    f"on {weight.device}; move one of them with .to()"
-                )
-            if x.dtype != weight.dtype:
-                raise TypeError(
-                    f"{name} has dtype {x.dtype} but the layer's weights have dtype "
-                    f"{weight.dtype}; convert the input with .to({weight.dtype}) or the layer "
-                    f"with .to({x.dtype})"
-                )
+            self._check_input(name, x, length)
         if not query.size(0) == key.size(0) == value.size(0):
             raise ValueError(
                 "query, key and value must have the same batch size, got "
@@ -260,4 +243,26 @@ class MultiHeadAttention(nn.Module):
             raise ValueError(
                 "key and value must have the same length (one value per key), "
                 f"got k_len={key.size(1)} for key and {value.size(1)} for value"
+            )
+
+    def _check_input(self, name: str, x: torch.Tensor, length: str) -> None:
+        """``x``, the argument ``name``, must be a floating-point tensor
+        ``(batch, length, d_model)`` on the weights' device, in their dtype."""
+        weight = self.Wq.weight
+        shape_text = f"(batch, {length}, d_model={self.d_model})"
+        check_tensor(name, x, shape_text, dims=3)
+        if x.size(-1) != self.d_model:
+            raise ValueError(
+                f"{name} must have shape {shape_text}, got {tuple(x.shape)}"
+            )
+        if x.device != weight.device:
+            raise ValueError(
+                f"{name} is on device {x.device} but the layer's weights are "
+                f"on {weight.device}; move one of them with .to()"
+            )
+        if x.dtype != weight.dtype:
+            raise TypeError(
+                f"{name} has dtype {x.dtype} but the layer's weights have dtype "
+                f"{weight.dtype}; convert the input with .to({weight.dtype}) or the layer "
+                f"with .to({x.dtype})"
             )

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import torch
 
-from mha._checks import check_int, check_tensor
+from mha._checks import check_int
 from mha.attention import (
     MultiHeadAttention,
     attention_probs,
@@ -91,17 +91,12 @@ class KVCache:
         return output, attn_probs
 
     def _check(self, x: torch.Tensor) -> None:
-        weight, d_model = self.layer.Wq.weight, self.layer.d_model
-        check_tensor("x", x, f"(batch, new, d_model={d_model})", dims=3)
-        if x.size(-1) != d_model or x.size(1) == 0:
+        self.layer._check_input(
+            "x", x, "new"
+        )  # (batch, new, d_model), the weights' dtype
+        if x.size(1) == 0:
             raise ValueError(
-                f"x must have shape (batch, new, d_model={d_model}) with at least one "
-                f"new position, got {tuple(x.shape)}"
-            )
-        if x.dtype != weight.dtype or x.device != weight.device:
-            raise TypeError(
-                f"x must have the layer's dtype {weight.dtype} on {weight.device}, "
-                f"got {x.dtype} on {x.device}"
+                f"x must hold at least one new position, got {tuple(x.shape)}"
             )
         if self.K is not None and x.size(0) != self.K.size(0):
             raise ValueError(

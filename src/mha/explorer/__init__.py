@@ -8,7 +8,7 @@ computes, with the package, what each setting shows;
 :mod:`~mha.explorer.notebook` is the explorer as a notebook output;
 ``explorer.js``, joined from the ES modules in ``static/`` (computing,
 words, drawing, interface), is its one front end, on the book's site
-(:mod:`~mha.explorer.site`) and in a notebook alike.
+and in a notebook alike.
 """
 
 from __future__ import annotations

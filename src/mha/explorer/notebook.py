@@ -12,7 +12,7 @@ notebook stores three forms of an explorer:
   and before that the first setting's maps as a picture with a note
   (GitHub, nbviewer, a notebook opened but not yet run);
 - :data:`MIME`: the data alone, which the book's site renders with the same
-  front end (`mha.explorer.site`);
+  front end;
 - ``text/plain``: a note and a digest of the weights (at 4 decimals) and of
   the first setting's maps (at 2), which nbval compares.
 """

@@ -1,7 +1,7 @@
-"""mha.explorer.site: myst-nb's render plugin for the explorer's output type
-(registered as an entry point) and the Sphinx extension that loads the front
-end on the pages with an explorer only. (The strict build of the whole book
-and the browser tests check them together.)"""
+"""booktools.explorer_site: myst-nb's render plugin for the explorer's output
+type (registered as an entry point of the book's tooling) and the Sphinx
+extension that loads the front end on the pages with an explorer only. (The
+strict build of the whole book and the browser tests check them together.)"""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from docutils import nodes
 from myst_nb.core.render import MimeData, get_mime_priority
 
 import mha
-from mha.explorer import site
+from booktools import explorer_site as site
 from mha.explorer.look import CALL_KEYS
 from mha.explorer.notebook import MIME, front_end
 

@@ -18,6 +18,9 @@ Modules and their public names (each module's docstring says more):
   ``overflow``, ``axe_settings``, ``ONLY_CONTRAST``: a page of the site
   opened, settled and measured.
 - ``booktools.explorers``: reading and driving an explorer of the site.
+- ``booktools.explorer_site``: ``ExplorerMime``, ``setup``: the explorer on
+  the site, myst-nb's render plugin for its output type (an entry point of
+  this package) and the Sphinx extension that serves its front end.
 - ``booktools.lab``: ``jupyterlab``, ``open_notebook``, ``run_all``,
   ``LiveExplorer``, ``notebook_shown``, ``markdown_cells``,
   ``following_cell``, ``SETTINGS``, ``WATCH_JS``: the chapters in a real

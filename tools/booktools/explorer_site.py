@@ -1,17 +1,19 @@
-"""The explorers on a Jupyter Book (myst-nb) site: a render plugin for the
-explorer's output type and a Sphinx extension for its front end.
+"""The explorers on the book's site (Jupyter Book, myst-nb): a render plugin
+for the explorer's output type and a Sphinx extension for its front end. The
+book's tooling, not the package: only the site needs it.
 
-- :class:`ExplorerMime` is a myst-nb MIME render plugin (registered by the
-  package as the entry point ``myst_nb.mime_renderers: mha-explorer``): on
-  HTML builders it takes a notebook's explorer output,
-  :data:`~mha.explorer.notebook.MIME`, before its ``text/html`` form, and
-  renders it as an element holding the explorer's data, which the front end
-  draws (no picture stored, nothing to fetch).
+- ``ExplorerMime`` is a myst-nb MIME render plugin (registered by the
+  tooling's ``tools/pyproject.toml`` as the entry point
+  ``myst_nb.mime_renderers: mha-explorer``): on HTML builders it takes a
+  notebook's explorer output, ``mha.explorer.notebook.MIME``, before its
+  ``text/html`` form, and renders it as an element holding the explorer's
+  data, which the front end draws (no picture stored, nothing to fetch).
   The data gets the words and look of the package that builds the site
   (``mha.explorer.look.page``), whichever package stored it.
-- ``setup`` (``extensions: [mha.explorer.site]``) serves the front end,
-  ``explorer.js`` (joined from the package's modules) and ``explorer.css``,
-  and loads them (deferred) on the pages that have an explorer only.
+- ``setup`` (``_config.yml``: ``extensions: [booktools.explorer_site]``)
+  serves the front end, ``explorer.js`` (joined from the package's modules)
+  and ``explorer.css``, and loads them (deferred) on the pages that have an
+  explorer only.
 """
 
 from __future__ import annotations

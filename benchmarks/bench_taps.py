@@ -41,16 +41,17 @@ from page_trace import Trace, main_thread_ms
 from booktools.book import ROOT, explorer_pages
 from booktools.chromium import launch
 from booktools.explorers import EXPLORER, controls, kind, options
+from booktools.pages import COMMON_PHONE, DESKTOP as DESKTOP_WIDTH
 from booktools.server import serve
 
 REPEATS = int(os.environ.get("TAPS_REPEATS", "15"))
 PHONE = {
-    "viewport": {"width": 390, "height": 844},
+    "viewport": {"width": COMMON_PHONE, "height": 844},
     "has_touch": True,
     "is_mobile": True,
     "device_scale_factor": 3,
 }
-DESKTOP = {"viewport": {"width": 1280, "height": 900}}
+DESKTOP = {"viewport": {"width": DESKTOP_WIDTH, "height": 900}}
 
 # The height of the explorer's canvas and of the block a reader must see at
 # once: its first control's top to its caption's bottom.

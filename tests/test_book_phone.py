@@ -16,6 +16,7 @@ from docutils import nodes
 import mha
 from booktools.book import load_extension
 from mha.plotting.figure import PHONE_MIME
+from mha.plotting.screens import PHONE_SCREEN
 
 book_phone = load_extension("book_phone")
 
@@ -74,7 +75,10 @@ def test_a_phone_layout_becomes_a_file_and_a_source_of_the_desk_image():
     element, png = app.env.book_phone_sources["book/chapter"][desk]
     name = book_phone._file_name(png)
     assert html.startswith('<a class="image-reference"')
-    source = f'<source media="(max-width: 575px)" srcset="../_images/phone/{name}"'
+    source = (
+        f'<source media="(max-width: {PHONE_SCREEN}px)" '
+        f'srcset="../_images/phone/{name}"'
+    )
     assert f"<picture>{source}" in html
     assert f"{img}</picture></a>" in html
     assert html.endswith(other)  # an image without a phone layout stays as it was

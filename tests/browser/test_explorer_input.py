@@ -19,7 +19,7 @@ from booktools.explorers import (
     type_sentence,
     wait_until_drawn,
 )
-from booktools.pages import open_page
+from booktools.pages import COMMON_PHONE, open_page
 
 pytestmark = pytest.mark.browser
 
@@ -139,7 +139,7 @@ def fronted(browser, tmp_path_factory):
         '<!doctype html><html lang="en"><meta charset="utf-8"><title>fronted</title>'
         f"<body>{explorer._repr_mimebundle_()['text/html']}</body></html>"
     )
-    context = browser.new_context(viewport={"width": 390, "height": 900})
+    context = browser.new_context(viewport={"width": COMMON_PHONE, "height": 900})
     page = context.new_page()
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))

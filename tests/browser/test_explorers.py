@@ -24,6 +24,7 @@ from booktools.explorers import (
     value_of,
     wait_until_drawn,
 )
+from booktools.pages import DESKTOP, PHONE
 
 pytestmark = pytest.mark.browser
 
@@ -120,7 +121,7 @@ def test_every_control_works_with_the_keyboard_and_has_a_name(open_page):
 def test_explorers_work_from_the_file_system(browser, site_dir):
     """Opened as a file (file://, no server), the explorer computes and draws:
     its weights are in the page, nothing is fetched."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context = browser.new_context(viewport={"width": DESKTOP, "height": 900})
     try:
         page = context.new_page()
         errors = []
@@ -202,7 +203,7 @@ def test_on_a_phone_a_tap_selects_no_text_and_the_box_s_hint_fits(open_page):
     waits for on every tap. The text box's hint is read whole, not cut at
     the box's edge."""
     page, log, roots = open_explorers(
-        open_page, fullest_explorer_page(), width=360, height=800,
+        open_page, fullest_explorer_page(), width=PHONE, height=800,
         is_mobile=True, has_touch=True,
     )  # fmt: skip
     root = roots[0]

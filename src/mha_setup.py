@@ -9,10 +9,12 @@ without its dependencies: this module comes with it) and then calls
    ``torch``, ``ipykernel`` and ``ipython`` exactly as they are (Colab's, say),
    and asking for PyTorch's CPU build where there is no ``torch`` on Linux;
 2. on every run, stops with one line if this session had already loaded a
-   version of a package that is no longer the installed one (ipywidgets 7 on
-   Colab before ``mha`` brought ipywidgets 8): only a restart lets it use the
-   new one;
-3. on Colab, switches on the widget manager ipywidgets 8 needs.
+   version of a package that the install replaced (numpy, say): only a
+   restart lets it use the new one. The explorers' widget library,
+   anywidget, works with ipywidgets 7 and 8, so a platform's own ipywidgets
+   (Colab's 7.7.1, loaded before the cell runs) is kept and needs no restart;
+3. on Colab, switches on the widget manager that custom widgets (the
+   explorers) need.
 
 In a set-up copy of the repository (``make lab``) everything is in place and
 it only checks. It uses the standard library alone, since it runs before the
@@ -128,7 +130,7 @@ def install(requirements: list[str]) -> None:
 
 
 def changed_since_loaded() -> list[str]:
-    """``"ipywidgets 7.7.1 → 8.1.9"`` for each watched module this session loaded
+    """``"numpy 1.26.4 → 2.4.6"`` for each watched module this session loaded
     at a version other than the one installed now."""
     changed = []
     for module, distribution in WATCHED.items():
@@ -137,25 +139,6 @@ def changed_since_loaded() -> list[str]:
         if isinstance(loaded, str) and now is not None and loaded != now:
             changed.append(f"{distribution} {loaded} → {now}")
     return changed
-
-
-def check_loaded(module: str, minimum: str, distribution: str | None = None) -> None:
-    """Raise :class:`MhaSetupError` if this session runs a version of ``module``
-    older than ``minimum`` (``distribution``: the package it comes from, if its
-    name differs). The message says whether a restart is enough."""
-    loaded = getattr(importlib.import_module(module), "__version__", None)
-    if not isinstance(loaded, str) or release(loaded) >= release(minimum):
-        return
-    distribution = distribution or module
-    now = installed_version(distribution)
-    if now is not None and release(now) >= release(minimum):
-        todo = f" ({distribution} {now} is installed now): {RESTART}"
-    else:
-        todo = f': install it with `pip install "{distribution}>={minimum}"`, then {RESTART}'
-    raise MhaSetupError(
-        f"mha needs {distribution} {minimum} or newer, and this session runs "
-        f"{distribution} {loaded}{todo}."
-    )
 
 
 def run() -> None:
@@ -175,4 +158,4 @@ def run() -> None:
         from google.colab import output
     except ImportError:
         return
-    output.enable_custom_widget_manager()  # Colab shows ipywidgets 8 only with this
+    output.enable_custom_widget_manager()  # Colab shows custom widgets only with this

@@ -1,6 +1,7 @@
 """mha_setup, what a chapter's first cell runs once mha is installed: it installs
 what mha lacks without touching the platform's torch and kernel, refuses (in
-one line, on every run) a session that still runs replaced packages, and
+one line, on every run) a session that still runs replaced packages (Colab's
+ipywidgets 7 is kept: no restart for it), and
 switches on Colab's widget manager."""
 
 from __future__ import annotations
@@ -86,7 +87,17 @@ def test_the_layer_needs_no_figure_or_widget_package():
         mha_setup.REQUIREMENT.fullmatch(r).group(1)
         for r in project["optional-dependencies"][mha_setup.EXTRA]
     }
-    assert {"matplotlib", "pillow", "ipywidgets"} <= extra
+    assert {"matplotlib", "pillow", "anywidget"} <= extra
+
+
+def test_the_extra_keeps_colabs_ipywidgets_7():
+    """anywidget serves ipywidgets 7 and 8: the extra asks for no ipywidgets newer
+    than Colab's 7.7.1 (which would make the set-up ask for a restart)."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    for requirement in project["optional-dependencies"][mha_setup.EXTRA]:
+        name, minimum, _ = mha_setup.REQUIREMENT.fullmatch(requirement).groups()
+        if name == "ipywidgets":
+            assert mha_setup.release(minimum) <= mha_setup.release("7.7.1")
 
 
 def test_this_session_runs_the_mha_that_is_installed():
@@ -105,19 +116,44 @@ def test_release_reads_the_leading_numbers():
 def test_unmet_requirements_are_the_missing_and_the_too_old(versions):
     assert mha_setup.unmet_requirements() == []  # this environment has them all
     versions.update(ipywidgets="7.7.1", pillow=None, numpy="1.24.0")
+    assert mha_setup.unmet_requirements() == ["pillow>=9.3"]  # Colab's ipywidgets do
+    versions.update(ipywidgets="7.5.1", anywidget=None)
     # (in the order of the metadata, which the build backend may sort)
-    assert sorted(mha_setup.unmet_requirements()) == ["ipywidgets>=8", "pillow>=9.3"]
+    assert sorted(mha_setup.unmet_requirements()) == [
+        "anywidget>=0.9.9",
+        "ipywidgets>=7.6",
+        "pillow>=9.3",
+    ]
+
+
+@pytest.fixture
+def colab_widgets(monkeypatch, versions):
+    """Colab's case: ipywidgets 7.7.1 installed, and loaded before the set-up."""
+    monkeypatch.setattr(ipywidgets, "__version__", "7.7.1")
+    versions.update(ipywidgets="7.7.1")
+
+
+def test_with_colabs_ipywidgets_it_installs_anywidget_and_asks_no_restart(
+    colab_widgets, versions, pip
+):
+    versions.update(anywidget=None)
+    mha_setup.run()  # no MhaSetupError: nothing loaded was replaced
+    (call,) = pip
+    assert call["command"][:4] == [sys.executable, "-m", "pip", "install"]
+    assert call["command"][-1] == "anywidget>=0.9.9"
+    assert "--extra-index-url" not in call["command"]  # torch is there
+    assert mha_setup.changed_since_loaded() == []
+    mha_setup.run()  # and again, as the chapter's cell run twice
 
 
 def test_it_installs_what_is_missing_and_keeps_the_platforms_torch_and_kernel(
     versions, pip, monkeypatch
 ):
-    versions.update(ipywidgets="7.7.1")
-    with pytest.raises(mha_setup.MhaSetupError):  # the loaded ipywidgets is not 7.7.1
-        mha_setup.run()
+    versions.update(pillow=None, anywidget=None)
+    mha_setup.run()
     (call,) = pip
     assert call["command"][:4] == [sys.executable, "-m", "pip", "install"]
-    assert call["command"][-1] == "ipywidgets>=8"
+    assert sorted(call["command"][-2:]) == ["anywidget>=0.9.9", "pillow>=9.3"]
     assert "--extra-index-url" not in call["command"]  # torch is there
     kept = set(call["constraints"].split())
     for name in ("torch", "ipykernel", "ipython"):
@@ -150,7 +186,8 @@ def test_a_failed_install_says_what_to_run(versions, pip):
 
 @pytest.fixture
 def old_widgets_loaded(monkeypatch):
-    """This session loaded ipywidgets 7.7.1, and 8 has been installed since."""
+    """This session loaded ipywidgets 7.7.1, and 8 has been installed since
+    (by hand: the set-up keeps a platform's ipywidgets)."""
     monkeypatch.setattr(ipywidgets, "__version__", "7.7.1")
 
 
@@ -170,14 +207,6 @@ def test_a_session_running_replaced_packages_is_refused_on_every_run(
         assert "restart the kernel (on Colab: Runtime > Restart session)" in line
 
 
-def test_with_an_old_ipywidgets_installed_too_it_says_to_install(
-    old_widgets_loaded, versions
-):
-    versions.update(ipywidgets="7.7.1")
-    with pytest.raises(mha_setup.MhaSetupError, match=r'`pip install "ipywidgets>=8"`'):
-        mha_setup.check_loaded("ipywidgets", "8")
-
-
 def test_on_colab_it_switches_on_the_widget_manager(monkeypatch):
     calls = []
     colab = types.ModuleType("google.colab")
@@ -193,10 +222,41 @@ def test_on_colab_it_switches_on_the_widget_manager(monkeypatch):
 # -- In a real kernel, as a reader sees it ---------------------------------------------
 
 
-def test_in_a_kernel_that_loaded_ipywidgets_7_every_run_gives_one_line(make_kernel):
-    """Colab's case: ipywidgets 7 loaded, 8 installed since. The set-up cell, run
-    twice, shows one line saying what to do each time (Jupyter's error output
-    holds that line alone: no traceback)."""
+def test_in_a_kernel_with_colabs_ipywidgets_7_the_set_up_asks_no_restart(make_kernel):
+    """Colab's case: ipywidgets 7.7.1 installed and loaded before mha came. The
+    set-up cell, run twice, passes without a word about restarting."""
+    kernel = make_kernel()
+    address = "https://github.com/someone/the-book"
+    cell = setup_cell.render_for(address)
+    colab = (  # what Colab's kernel holds: ipywidgets 7.7.1, installed and loaded
+        "import importlib.metadata as metadata\n"
+        "import ipywidgets\n"
+        'ipywidgets.__version__ = "7.7.1"\n'
+        "real = metadata.version\n"
+        'metadata.version = lambda name: "7.7.1" if name == "ipywidgets" else real(name)'
+    )
+    notebook = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell(colab),
+            nbformat.v4.new_code_cell(cell),
+            nbformat.v4.new_code_cell(cell),
+        ]
+    )
+    env = {k: v for k, v in os.environ.items() if k != "MHA_INSTALL_SOURCE"}
+    NotebookClient(notebook, km=kernel, timeout=120, allow_errors=True).execute(env=env)
+
+    for setup in notebook.cells[1:3]:
+        texts = [o.get("text", "") + str(o.get("traceback", "")) for o in setup.outputs]
+        assert not [o for o in setup.outputs if o.output_type == "error"], texts
+        assert "restart" not in " ".join(texts).lower()
+
+
+def test_in_a_kernel_that_loaded_a_replaced_package_every_run_gives_one_line(
+    make_kernel,
+):
+    """A package the session had loaded was replaced since (ipywidgets 7 loaded,
+    8 installed). The set-up cell, run twice, shows one line saying what to do
+    each time (Jupyter's error output holds that line alone: no traceback)."""
     kernel = make_kernel()
     address = "https://github.com/someone/the-book"
     cell = setup_cell.render_for(address)

@@ -10,6 +10,7 @@ from refusal import refuses, row_ids
 
 from mha import training
 from mha.training import induction
+from mha.training.loop import new_model
 from mha.training.task import IGNORE
 
 TASK = training.INDUCTION
@@ -218,3 +219,12 @@ def test_measure_reads_a_one_layer_model_s_maps_too():
     at = (batch.keys[..., 0] >= 0).nonzero()[0].tolist()  # one asked position
     on_key = maps[at[0], :, at[1], batch.keys[at[0], at[1], 0]]
     assert on_key.shape == (2,)
+
+
+def test_a_one_layer_model_of_the_next_letter_cannot_see_it():
+    """The answer at a position is the letter after it: a model without the
+    causal mask would read it there. Every new model of the task is causal."""
+    for n_layers in (1, 2):
+        model = new_model(TASK, n_heads=2, n_layers=n_layers)
+        assert model.causal
+    assert not new_model(training.PREVIOUS_WORD).causal  # one layer: the book's

@@ -173,6 +173,7 @@ INDUCTION = Task(
     max_length=32,
     depths=(2,),
     head_counts=(2,),
+    next_word=True,
 )
 
 

@@ -93,7 +93,8 @@ def new_model(
     """A freshly initialised :class:`~mha.training.model.ToyModel` for
     ``task`` (drawn from PyTorch's global random generator): one layer, the
     book's pipeline; or two on a residual stream, causal in both, as in
-    Elhage et al. (2021)."""
+    Elhage et al. (2021). A task that asks for the next word
+    (``task.next_word``) gets a causal model at any depth."""
     check_task(task)
     if d_key is None:  # the convention: heads of d_model // n_heads features
         check_choice("n_heads", n_heads, HEAD_COUNTS)
@@ -109,7 +110,7 @@ def new_model(
         d_key=d_key,
         n_layers=n_layers,
         residual=deep,
-        causal=deep,
+        causal=deep or task.next_word,
     )
 
 

@@ -94,6 +94,9 @@ class Task:
             ``d_model // n_heads`` wide.
         layouts: shipped one-layer models whose heads have a width of their
             own, ``((n_heads, d_key), ...)`` (none by default).
+        next_word: the answer at a position is the word after it, so a model
+            that saw it could copy it: every model of the task is causal,
+            one layer or two.
     """
 
     name: str
@@ -114,6 +117,7 @@ class Task:
     depths: tuple[int, ...] = (1,)
     head_counts: tuple[int, ...] = HEAD_COUNTS
     layouts: tuple[tuple[int, int], ...] = ()
+    next_word: bool = False
 
     def __repr__(self) -> str:
         return f"Task({self.name!r}: {self.asks})"

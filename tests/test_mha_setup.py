@@ -224,7 +224,8 @@ def test_on_colab_it_switches_on_the_widget_manager(monkeypatch):
 
 def test_in_a_kernel_with_colabs_ipywidgets_7_the_set_up_asks_no_restart(make_kernel):
     """Colab's case: ipywidgets 7.7.1 installed and loaded before mha came. The
-    set-up cell, run twice, passes without a word about restarting."""
+    set-up cell, run twice, passes without a word about restarting, and the
+    explorer that follows is a widget."""
     kernel = make_kernel()
     address = "https://github.com/someone/the-book"
     cell = setup_cell.render_for(address)
@@ -240,6 +241,7 @@ def test_in_a_kernel_with_colabs_ipywidgets_7_the_set_up_asks_no_restart(make_ke
             nbformat.v4.new_code_cell(colab),
             nbformat.v4.new_code_cell(cell),
             nbformat.v4.new_code_cell(cell),
+            nbformat.v4.new_code_cell("import mha\nmha.attention_explorer()"),
         ]
     )
     env = {k: v for k, v in os.environ.items() if k != "MHA_INSTALL_SOURCE"}
@@ -249,6 +251,9 @@ def test_in_a_kernel_with_colabs_ipywidgets_7_the_set_up_asks_no_restart(make_ke
         texts = [o.get("text", "") + str(o.get("traceback", "")) for o in setup.outputs]
         assert not [o for o in setup.outputs if o.output_type == "error"], texts
         assert "restart" not in " ".join(texts).lower()
+    (explorer,) = notebook.cells[3].outputs  # a widget, and what needs no kernel
+    assert "application/vnd.jupyter.widget-view+json" in explorer.data
+    assert "Run this cell" in explorer.data["text/plain"]
 
 
 def test_in_a_kernel_that_loaded_a_replaced_package_every_run_gives_one_line(

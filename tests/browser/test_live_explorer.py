@@ -1,12 +1,17 @@
 """The live explorer in a real JupyterLab, as ``make lab`` serves it: the
 playground chapter's explorer, before its cell has run (the first setting's
-picture and a note) and once it has (the same front end as the site's,
-computing in the page): every control moved, sentences typed, good and bad,
-the picture checked against the package after each step (how fast:
-benchmarks/bench_lab.py). How every chapter reads there: test_lab_reading.py."""
+picture and a note) and once it has (a Jupyter widget whose front end is the
+site's, computing in the page): every control moved, sentences typed, good
+and bad, the picture checked against the package after each step (how fast:
+benchmarks/bench_lab.py); its setting read and set from Python in the
+kernel (the picture follows, the reader's clicks reach Python, a bad value
+is refused by name); a second explorer in the same notebook with ids of its
+own, each label driving its own explorer. How every chapter reads there:
+test_lab_reading.py."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import nbformat
@@ -25,6 +30,7 @@ from booktools.explorers import (
 from booktools.lab import (
     LiveExplorer,
     jupyterlab,
+    notebook_shown,
     open_notebook,
     run_all,
 )
@@ -35,16 +41,78 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]  # JupyterLab: the longest
 PLAYGROUND = ROOT / fullest_explorer_page().replace(".html", ".ipynb")
 
 
+# A second explorer of the notebook: other controls, its own ids.
+SECOND = 'mha.attention_explorer(weights=["random"], head_counts=[2, 4])'
+
+
 def explorer_notebook(folder: Path) -> Path:
-    """A notebook of two cells: import mha, and the playground's explorer call."""
+    """A notebook of three cells: import mha, the playground's explorer call
+    (the widget kept as ``ex``) and a second explorer."""
     path = folder / "explorer.ipynb"
     cells = [
         nbformat.v4.new_code_cell("import mha"),
-        nbformat.v4.new_code_cell(explorer_call(PLAYGROUND)),
+        nbformat.v4.new_code_cell(f"ex = {explorer_call(PLAYGROUND)}\nex"),
+        nbformat.v4.new_code_cell(SECOND),
     ]
     metadata = nbformat.read(PLAYGROUND, as_version=4).metadata  # its kernel
     nbformat.write(nbformat.v4.new_notebook(cells=cells, metadata=metadata), path)
     return path
+
+
+def run_code(page, code: str) -> str:
+    """Run ``code`` in the kernel of the notebook shown (as a cell would, but
+    without one) and return what it printed."""
+    return page.evaluate(
+        """async code => {
+            const kernel = window.jupyterapp.shell.currentWidget
+                .sessionContext.session.kernel;
+            const future = kernel.requestExecute({code});
+            let printed = '';
+            future.onIOPub = msg => {
+                if (msg.header.msg_type === 'stream') printed += msg.content.text;
+                if (msg.header.msg_type === 'error') printed += msg.content.evalue;
+            };
+            await future.done;
+            return printed;
+        }""",
+        code,
+    )
+
+
+def python_setting(page) -> dict:
+    """The widget's setting as Python reads it, in the page's names."""
+    setting = json.loads(run_code(page, "import json; print(json.dumps(ex.setting()))"))
+    names = {"model": "option", "padding": "nPad", "heads": "nHeads"}
+    return {names.get(k, k): v for k, v in setting.items()}
+
+
+def check_python_follows(page, root) -> None:
+    """What Python reads is what the page shows: the setting, and the
+    reading's tokens."""
+    state = shown(root)["state"]
+    setting = python_setting(page)
+    setting["layer"] = str(setting["layer"])
+    assert setting == {k: state[k] for k in setting}
+    tokens = json.loads(run_code(page, "print(json.dumps(ex.reading().tokens))"))
+    assert tokens == root.evaluate("r => r.mhaExplorer.result.tokens")
+
+
+def check_own_ids(page) -> None:
+    """Every explorer of the page has ids of its own, and each one's "Or
+    type:" label puts the focus in its own box."""
+    roots = notebook_shown(page).locator(".jp-OutputArea-output .mha-explorer")
+    assert roots.count() == 2
+    ids = page.evaluate(
+        "() => [...document.querySelectorAll('.mha-explorer [id]')].map(e => e.id)"
+    )
+    assert len(ids) == len(set(ids)), ids
+    for k in range(roots.count()):
+        root = roots.nth(k)
+        label = root.locator('label[for$="-text"]')
+        label.scroll_into_view_if_needed()
+        label.click()
+        assert root.evaluate("r => r.contains(document.activeElement)")
+        assert root.evaluate("r => document.activeElement.name") == "text"
 
 
 def test_live_explorer_follows_every_control(browser, tmp_path):
@@ -67,7 +135,13 @@ def test_live_explorer_follows_every_control(browser, tmp_path):
         run_all(page)
         live = LiveExplorer(page)
         root = live.root
+        # A widget: its state kept with the kernel's.
+        assert root.evaluate("r => r.mhaExplorer.host !== null")
         check_picture(root, explorer)
+        check_python_follows(page, root)
+        run_code(
+            page, "seen = []\nex.observe(lambda c: seen.append(c['new']), 'heads')"
+        )
         steps = [
             ("nHeads", -1), ("nHeads", 0), ("nHeads", 1), ("mask", 1), ("mask", 2),
             ("nPad", -1), ("sentence", 2), ("option", 1), ("mask", 0), ("option", 0),
@@ -76,6 +150,28 @@ def test_live_explorer_follows_every_control(browser, tmp_path):
             index = index % len(options(root, name))
             live.act(lambda: pick(root, name, index))  # noqa: B023
             check_picture(root, explorer)
+        # The reader's clicks reached Python, each heads change observed.
+        check_python_follows(page, root)
+        heads = [value for name, value in steps if name == "nHeads"]
+        counts = [int(c) for c in options(root, "nHeads")]
+        assert json.loads(run_code(page, "print(seen)")) == [counts[i] for i in heads]
+        # Set from Python: the picture follows.
+        assert shown(root)["state"]["nHeads"] != 8
+        live.act(lambda: run_code(page, "ex.heads = 8"))
+        assert shown(root)["state"]["nHeads"] == 8
+        check_picture(root, explorer)
+        both = "with ex.hold_sync():\n    ex.mask = 'causal'\n    ex.sentence = 'a basic example'"
+        live.act(lambda: run_code(page, both))
+        assert shown(root)["state"]["mask"] == "causal"
+        assert shown(root)["state"]["sentence"] == "a basic example"
+        check_picture(root, explorer)
+        check_python_follows(page, root)
+        before = shown(root)
+        refused = run_code(
+            page, "try:\n    ex.heads = 3\nexcept ValueError as e:\n    print(e)"
+        )
+        assert refused.startswith("heads must be one of 1, 2, 4, 8, got 3"), refused
+        assert shown(root)["picture"] == before["picture"]
         for typed in ("what will come next", "a basic example"):
             live.act(lambda: type_sentence(root, typed))  # noqa: B023
             assert shown(root)["state"]["sentence"] == typed
@@ -84,5 +180,6 @@ def test_live_explorer_follows_every_control(browser, tmp_path):
         type_sentence(root, "the cat sat")
         assert "not a word this model knows" in shown(root)["message"]
         assert shown(root)["picture"] == before["picture"]
+        check_own_ids(page)
         assert errors == []
         context.close()

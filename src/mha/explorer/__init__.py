@@ -3,16 +3,16 @@ read, computed in the reader's page from the model's weights.
 
 :func:`attention_explorer` makes one. :mod:`~mha.explorer.models` turns what
 it is given into networks (the weights, the vocabulary, the layers) and
-computes, with the package, what each setting shows;
-``mha.explorer.look`` holds every word and colour the page shows;
-:mod:`~mha.explorer.notebook` is the explorer as a notebook output;
-``explorer.js``, joined from the ES modules in ``static/`` (computing,
-words, drawing, interface), is its one front end, on the book's site
-and in a notebook alike.
+computes what each setting shows; ``mha.explorer.look`` holds every word
+and colour the page shows; :mod:`~mha.explorer.notebook` is the explorer as
+a notebook output, `~mha.explorer.widget.ExplorerWidget` as a Jupyter
+widget; ``explorer.js``, joined from the ES modules in ``static/``, is its
+one front end, on the book's site and in Jupyter alike.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 
 from mha.example import WEIGHTS
@@ -65,8 +65,13 @@ def attention_explorer(
             `mha.training.task.Task` it was trained on (which also names its answers).
 
     Returns:
-        An `mha.explorer.notebook.Explorer`, which a notebook shows. A
-        control appears only where there is more than one option.
+        In a Jupyter kernel, an `mha.explorer.widget.ExplorerWidget`: a
+        widget whose setting is Python's too (``ex.heads = 2`` redraws it,
+        ``ex.observe(...)`` follows the reader's clicks, ``ex.reading()``
+        computes what it shows). Elsewhere (a script, the book's build), an
+        `mha.explorer.notebook.Explorer`, which a notebook shows as the
+        page's explorer. A control appears only where there is more than
+        one option.
     """
     from mha.explorer.models import _check_subset, example_sentences, padded
     from mha.explorer.notebook import Explorer
@@ -106,4 +111,18 @@ def attention_explorer(
                     f"sentences must hold at most {some.max_length} words, got "
                     f"{length} in {sentence!r}: too long"
                 )
-    return Explorer(choice, found, masks, sentences)
+    explorer = Explorer(choice, found, masks, sentences)
+    if not _in_kernel():
+        return explorer
+    try:
+        from mha.explorer.widget import ExplorerWidget
+    except ImportError:  # no anywidget: the page's explorer, which needs no widget
+        return explorer
+    return ExplorerWidget(explorer)
+
+
+def _in_kernel() -> bool:
+    """Whether this runs in a Jupyter kernel (where a widget can be shown)."""
+    ipython = sys.modules.get("IPython")  # a kernel has imported it; else not
+    shell = ipython.get_ipython() if ipython is not None else None
+    return getattr(shell, "kernel", None) is not None

@@ -4,13 +4,13 @@ notebook stores.
 Its one front end, ``explorer.js`` (:func:`front_end` joins it from the ES
 modules in ``static/``), computes every setting in the page from the models'
 weights, with the words and colours the package gives it
-(``mha.explorer.look``); the state of the controls lives there alone. A
-notebook stores three forms of an explorer:
+(``mha.explorer.look``); the state of the controls lives there (and, in a
+widget, in Python too). A notebook stores three forms of an explorer (a
+widget adds its view):
 
-- ``text/html``: the front end with its data, which runs where the notebook's
-  outputs may run scripts (JupyterLab once the cell has run, Colab, VS Code),
-  and before that the first setting's maps as a picture with a note
-  (GitHub, nbviewer, a notebook opened but not yet run);
+- ``text/html``: the front end with its data, which runs where a notebook's
+  outputs may run scripts, and before that the first setting's maps as a
+  picture with a note (GitHub, nbviewer, a notebook not yet run);
 - :data:`MIME`: the data alone, which the book's site renders with the same
   front end;
 - ``text/plain``: a note and a digest of the weights (at 4 decimals) and of
@@ -54,12 +54,20 @@ _DECLARED = re.compile(
 )
 
 
+#: What ``widget.js`` adds to ``explorer.js``: the export anywidget imports.
+WIDGET_EXPORT = "export default {render: globalThis.mhaExplorer.render};\n"
+
+
 @functools.cache
 def front_end(name: str) -> str:
-    """``explorer.css``, or ``explorer.js``: the script's modules joined into
+    """``explorer.css``; ``explorer.js``: the script's modules joined into
     one classic script (their imports dropped, their exports kept as plain
     declarations, all in one function's scope), which a page loads and a
-    notebook's HTML output holds."""
+    notebook's HTML output holds; or ``widget.js``: the same script as an ES
+    module whose default export holds its ``render`` (main.js), the Jupyter
+    widget's front end (anywidget's form)."""
+    if name == "widget.js":
+        return front_end("explorer.js") + WIDGET_EXPORT
     if name != "explorer.js":
         return (STATIC / name).read_text(encoding="utf-8")
     parts, declared = [], {}
@@ -103,7 +111,7 @@ class Explorer:
         networks: ``{option: {n_heads: Network}}``.
         masks, sentences: what the mask and sentence controls offer.
         initial: the first setting (``option``, ``n_heads``, ``mask``,
-            ``n_pad``, ``sentence``).
+            ``n_pad``, ``sentence``); a widget keeps it the one shown.
     """
 
     def __init__(self, choice, networks, masks, sentences):
@@ -146,7 +154,8 @@ class Explorer:
         return self.networks[option][n_heads]
 
     def first(self):
-        """The package's reading of the first setting, and its network."""
+        """The package's reading of the first setting (:attr:`initial`), and
+        its network."""
         s = self.initial
         network = self.network(s["option"], s["n_heads"])
         tokens = padded(tokenize(s["sentence"]), s["mask"], s["n_pad"])
@@ -154,12 +163,26 @@ class Explorer:
 
     # -- the data -------------------------------------------------------------------
 
-    @functools.cached_property
+    @property
     def data(self) -> dict:
         """Everything the page needs, as JSON (each distinct set of weights
         once, with the head counts it is cut into; the controls' options;
-        the page's words and look, ``mha.explorer.look.page``). Its first key
-        is ``choice`` (tests/nbval_sanitize.cfg finds it by that)."""
+        the page's words and look, ``mha.explorer.look.page``; the first
+        setting). Its first key is ``choice`` (tests/nbval_sanitize.cfg finds
+        it by that)."""
+        s = self.initial
+        initial = {
+            "option": s["option"],
+            "nHeads": s["n_heads"],
+            "mask": s["mask"],
+            "nPad": s["n_pad"],
+            "sentence": s["sentence"],
+        }
+        return {**self._models, "initial": initial}
+
+    @functools.cached_property
+    def _models(self) -> dict:
+        """:attr:`data` but the first setting (computed once)."""
         weights, index, models = [], {}, []
         for option, by_heads in self.networks.items():
             for n_heads, network in sorted(by_heads.items()):
@@ -186,13 +209,7 @@ class Explorer:
             "masks": list(self.masks),
             "maxPad": MAX_PAD,
             "sentences": list(self.sentences),
-            "initial": {
-                "option": self.initial["option"],
-                "nHeads": self.initial["n_heads"],
-                "mask": self.initial["mask"],
-                "nPad": self.initial["n_pad"],
-                "sentence": self.initial["sentence"],
-            },
+            "initial": None,
         })  # fmt: skip
 
     # -- what a notebook stores -----------------------------------------------------

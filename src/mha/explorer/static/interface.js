@@ -1,6 +1,7 @@
-// The explorer's interface: its controls (whose state lives here alone),
-// the picture of the state and what it says about it, all in the package's
-// words (data.words), for one element of the page holding its data.
+// The explorer's interface: its controls (whose state lives here; a host,
+// such as a Jupyter widget's model, is told each change and may ask for a
+// setting), the picture of the state and what it says about it, all in the
+// package's words (data.words), for one element of the page holding its data.
 
 import {Problem, compute, fill, modelOf, range, tokenize} from "./compute.js";
 import {answersText, caption, describe, firstRow, title} from "./words.js";
@@ -50,10 +51,13 @@ export function stageSize(width) {
   return {width: w, height: Math.round(Math.min(w * 0.9, 460))};
 }
 
-export function Explorer(root, data) {
+// `host` (optional): {changed(state)}, told each state shown (main.js's
+// widget keeps its model so); a page without one keeps the state here alone.
+export function Explorer(root, data, host) {
   var self = this;
   this.root = root;
   this.data = data;
+  this.host = host || null;
   this.id = nextId();
   var initial = data.initial;
   // The state of the controls: what the picture shows. Only show() changes it.
@@ -328,7 +332,29 @@ Explorer.prototype.show = function (s) {
   this.say("");
   this.setForm();
   this.drawn();
+  if (this.host) {
+    this.host.changed(s);
+  }
   return true;
+};
+
+// A setting the host asks for (some of option, nHeads, mask, nPad, sentence,
+// layer), shown as a reader's choice would be. A setting the model cannot
+// show is refused as a reader's is, and the host told the state kept.
+Explorer.prototype.set = function (asked) {
+  var s = this.state;
+  if (Object.keys(asked).every(function (k) { return asked[k] === s[k]; })) {
+    return true;
+  }
+  if (asked.sentence !== undefined && this.data.sentences.indexOf(asked.sentence) >= 0) {
+    this.chosen = asked.sentence;
+    this.box.value = "";
+  }
+  var shown = this.show(Object.assign({}, s, asked, {row: null}));
+  if (!shown && this.host) {
+    this.host.changed(this.state);
+  }
+  return shown;
 };
 
 // The controls as the state says (after a refused change, too).

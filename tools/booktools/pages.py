@@ -288,23 +288,33 @@ TOO_WIDE = """() => {
     // A printed line the column wraps (book.css) goes on to the right of
     // where it starts, so that a tensor's rows still read as rows: the first
     // character of each wrapped part against the line's own first character.
-    const rows = [];
+    // Every printed line the column wraps at all, folded ones (a solution)
+    // unfolded for the count.
+    const rows = [], wrapped = [];
+    const folded = [...article.querySelectorAll('details:not([open])')];
+    folded.forEach(d => { d.open = true; });
     for (const pre of outputs) {
         const walker = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT);
         const range = document.createRange();
-        let line = '', start = null, top = null, first = true;
+        let line = '', start = null, top = null, first = true, broken = false;
+        const end = () => {
+            if (broken) wrapped.push(line.trim());
+            line = ''; start = null; top = null; first = true; broken = false;
+        };
         for (let node = walker.nextNode(); node; node = walker.nextNode()) {
             for (let i = 0; i < node.data.length; i++) {
                 const c = node.data[i];
-                if (c === '\\n') { line = ''; start = null; top = null; first = true; continue; }
+                if (c === '\\n') { end(); continue; }
                 line += c;
                 if (c === ' ') continue;
                 range.setStart(node, i);
                 range.setEnd(node, i + 1);
                 const box = range.getBoundingClientRect();
+                if (box.height === 0) continue;  // not drawn
                 if (start === null) { start = box.left; top = box.top; continue; }
                 if (box.top > top + box.height / 2) {  // a new part of the line
                     top = box.top;
+                    broken = true;
                     if (box.left <= start + 1 && first) {
                         rows.push([Math.round(start), Math.round(box.left),
                                    line.trim().slice(0, 60)]);
@@ -313,8 +323,10 @@ TOO_WIDE = """() => {
                 }
             }
         }
+        end();
     }
-    return {printed, tables, rows};
+    folded.forEach(d => { d.open = false; });
+    return {printed, tables, rows, wrapped};
 }"""
 
 
@@ -325,7 +337,9 @@ def too_wide(page, path: str) -> dict[str, list]:
     (width, room, widest line or text); and ``rows``, the printed lines that
     wrap back to where they started or further left, where a reader would
     take the rest of a tensor's row for a row (Part 1; as (x of the line's
-    start, x of the wrapped part, the line so far))."""
+    start, x of the wrapped part, the line so far)); ``wrapped``, every printed
+    line the column wraps at all, on every page, a folded solution's too
+    (each line's text)."""
     found = page.evaluate(TOO_WIDE)
     if path not in part_one():
         found["printed"] = found["rows"] = []

@@ -133,9 +133,12 @@ def test_a_change_from_the_page_is_observed(widget):
         ("layer", 2, ValueError, "layer must be one of 1, got 2"),
         ("sentence", 5, TypeError, "sentence must be a str, got int 5"),
         ("sentence", "the cat sat", ValueError,
-         "sentence must use the model's words, got 'the cat sat' (unknown: the, cat, sat)"),
+         "sentence must be one the model can read, got 'the cat sat' "
+         "(unknown: the, cat, sat)"),
         ("sentence", " ".join(["example"] * 41), ValueError,
-         "sentence is too long: 41 words in "),
+         "sentence must be one the model can read, got 'example example "),
+        ("sentence", "  ", ValueError,
+         "sentence must be one a model can read: text must contain at least one word"),
     ],
 )  # fmt: skip
 def test_a_bad_value_is_refused_by_name(widget, name, value, error, message):

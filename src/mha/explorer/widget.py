@@ -102,6 +102,17 @@ class ExplorerWidget(anywidget.AnyWidget):
                 f"{name} must be an int, got {type(value).__name__} {value!r}"
             )
 
+    def _unreadable(self, model, heads, tokens) -> str | None:
+        """What keeps ``model`` with ``heads`` from reading ``tokens``, if
+        anything."""
+        network = self.explorer.network(model, heads)
+        unknown = [t for t in tokens if t not in network.vocab]
+        if unknown:
+            return f"unknown: {', '.join(unknown)}"
+        if len(tokens) > network.max_length:
+            return f"too long: {len(tokens)} words, at most {network.max_length}"
+        return None
+
     @traitlets.validate("model")
     def _check_model(self, proposal):
         value = proposal["value"]
@@ -157,17 +168,10 @@ class ExplorerWidget(anywidget.AnyWidget):
             raise ExplorerTraitError(
                 f"sentence must be one a model can read: {error}"
             ) from None
-        network = self.explorer.network(self.model, self.heads)
-        unknown = [t for t in tokens if t not in network.vocab]
-        if unknown:
+        problem = self._unreadable(self.model, self.heads, tokens)
+        if problem:
             raise ExplorerTraitError(
-                f"sentence must use the model's words, got {value!r} "
-                f"(unknown: {', '.join(unknown)})"
-            )
-        if len(tokens) > network.max_length:
-            raise ExplorerTraitError(
-                f"sentence is too long: {len(tokens)} words in {value!r}, at most "
-                f"{network.max_length}"
+                f"sentence must be one the model can read, got {value!r} ({problem})"
             )
         return value
 

@@ -136,10 +136,11 @@ def test_fronted_sentences_follow_their_grammar_and_the_verb_agrees(held_out, ge
 
 def test_the_grammars_print_as_the_module_says():
     assert str(agreement.GRAMMAR) == (
-        'sentence    = "the" adjective{0,3} NOUN phrase{0,2} "be" adjective?\n'
-        'phrase      = PREPOSITION "the" adjective? NOUN'
+        'sentence = "the" adjective{0,3}\n'
+        '  NOUN phrase{0,2} "be" adjective?\n'
+        'phrase = PREPOSITION "the" adjective? NOUN'
     )
-    assert str(agreement.FRONTED_GRAMMAR).startswith('sentence    = phrase{0,2} "the"')
+    assert str(agreement.FRONTED_GRAMMAR).startswith('sentence = phrase{0,2} "the"')
     assert agreement.GRAMMAR.lengths == (3, 15) == training.AGREEMENT.lengths
     assert agreement.FRONTED_GRAMMAR.lengths == (3, 23) == training.FRONTED.lengths
     assert training.FRONTED.words == training.AGREEMENT.words  # the same 38 words

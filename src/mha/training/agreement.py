@@ -5,8 +5,9 @@ nearer noun, *cabinet*, is singular and must be ignored.
 
 The grammar, in full (:data:`GRAMMAR`, printed by ``print(GRAMMAR)``)::
 
-    sentence    = phrase{0,F} "the" adjective{0,3} NOUN phrase{0,2} "be" adjective?
-    phrase      = PREPOSITION "the" adjective? NOUN
+    sentence = phrase{0,F} "the" adjective{0,3}
+      NOUN phrase{0,2} "be" adjective?
+    phrase = PREPOSITION "the" adjective? NOUN
 
 with 8 adjectives, 10 nouns in the singular and the plural, 6 prepositions;
 every choice is uniform and independent, a noun's number included. Two
@@ -112,8 +113,9 @@ class Grammar:
     def __str__(self) -> str:
         before = f"phrase{{0,{self.fronted}}} " if self.fronted else ""
         return (
-            f'sentence    = {before}"the" adjective{{0,3}} NOUN phrase{{0,2}} "be" '
-            'adjective?\nphrase      = PREPOSITION "the" adjective? NOUN'
+            f'sentence = {before}"the" adjective{{0,3}}\n'
+            '  NOUN phrase{0,2} "be" adjective?\n'
+            'phrase = PREPOSITION "the" adjective? NOUN'
         )
 
     @functools.cached_property

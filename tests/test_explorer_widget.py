@@ -184,3 +184,24 @@ def test_nbval_leaves_the_random_view_out():
 def test_it_is_made_from_an_explorer():
     with pytest.raises(TypeError, match="explorer must be an mha.explorer.notebook"):
         ExplorerWidget("explorer")
+
+
+def test_under_ipywidgets_7_it_gives_the_same_outputs(widget, monkeypatch):
+    """ipywidgets 7 (Colab's) shows a widget by ``_ipython_display_`` (its view
+    and a repr cut at 110 characters); the explorer's widget leaves that
+    method out, so IPython shows all its outputs, as under ipywidgets 8."""
+    import ipywidgets
+    from IPython.core.formatters import DisplayFormatter
+
+    called = []
+
+    def version_7_display(self, **kwargs):  # ipywidgets 7.7.1's: the view, the repr cut
+        called.append(self)
+
+    monkeypatch.setattr(
+        ipywidgets.Widget, "_ipython_display_", version_7_display, raising=False
+    )
+    forms, _ = DisplayFormatter().format(widget)
+    assert called == []
+    assert set(forms) == {VIEW, MIME, "text/html", "text/plain"}
+    assert forms["text/plain"] == repr(widget.explorer)

@@ -66,6 +66,10 @@ class ExplorerWidget(anywidget.AnyWidget):
         layer: the layer shown of a two-layer model (1 or 2).
     """
 
+    # ipywidgets 7 (Colab's) shows a widget by this method: its view and its repr
+    # cut at 110 characters. Without it IPython asks _repr_mimebundle_, as
+    # ipywidgets 8 does, and the outputs that need no kernel are kept whole.
+    _ipython_display_ = None
     _esm = front_end("widget.js")
     _css = front_end("explorer.css")
     _data = traitlets.Dict().tag(sync=True)

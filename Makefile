@@ -20,7 +20,7 @@ PORT      ?= 8000
 # Options passed on to JupyterLab: make lab LAB_OPTIONS="--port=9999 --no-browser"
 LAB_OPTIONS ?=
 
-.PHONY: help book test stages bytecode lint unit nbval browser screenshots execute lab serve bench lock weights clean setup-cell
+.PHONY: help book test stages tested-site bytecode lint unit nbval browser screenshots execute lab serve bench lock weights clean setup-cell
 
 help:
 	@echo "make book    build the site into _build/html from the chapters' stored outputs (strict)"
@@ -84,7 +84,7 @@ ON_OTHER_MACHINE = $(if $(OTHER_MACHINE),ATEN_CPU_CAPABILITY=default MKL_CBWR=CO
 # wait on each other at every small operation.
 TWO_WORKERS := -n 2
 ONE_THREAD  := OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
-# The unit and browser tests handed out as workers free up, the longest first
+# The unit tests handed out as workers free up, the longest first
 # (`slow`, tests/conftest.py): no worker waits alone at the end.
 SHARED_OUT := --dist worksteal
 # Hypothesis's pytest plugin, only where there are property tests (the unit
@@ -123,10 +123,14 @@ book: $(STAMP) bytecode
 
 # Three workers: a page test spends much of its time waiting (a slow
 # network's late files, a page settling after a resize), which a third
-# worker fills.
+# worker fills. The tests of a module that opens one page for all its cases
+# go to one worker together, so the page is opened and computed once; the
+# others are handed out one by one as workers free up, in the order
+# collected (the longest first): tests/browser/conftest.py, ONE_WORKER.
+ONE_PAGE_ONE_WORKER := --dist loadscope --no-loadscope-reorder
 browser: $(STAMP) bytecode
 	@$(BIN)/python -m booktools.chromium
-	$(TIMED) $(PYTEST) -p no:nbval $(NO_PROPERTY_TESTS) -n 3 $(SHARED_OUT) \
+	$(TIMED) $(PYTEST) -p no:nbval $(NO_PROPERTY_TESTS) -n 3 $(ONE_PAGE_ONE_WORKER) \
 	  -m browser tests/browser
 
 # The book's own modules compiled to bytecode where it is missing or stale:
@@ -166,11 +170,13 @@ execute: $(STAMP)
 screenshots: $(STAMP)
 	$(BIN)/python benchmarks/screenshots.py
 
-# Every stage, cheapest first, so a mistake fails fast; the site is built
-# while nbval runs (make -j2: on the core nbval's two workers leave idle as
-# they wait on each other's last chapter; each one's output shown whole when
-# it ends); the unit tests and the notebooks on "another machine" (above).
-# The table of each stage's times ends the output, also after a failure.
+# The linter first, so a mistake of form fails fast; then the unit tests, the
+# notebooks and the site (built, then tested in the browser: the one order
+# among the stages) side by side (make -j3), so that what one stage leaves of
+# the two cores (a worker waiting on a slow test, a browser on a late file)
+# another takes, each one's output shown whole when it ends; the unit tests
+# and the notebooks on "another machine" (above). The table of each stage's
+# times ends the output, also after a failure.
 TIMES := _build/times.jsonl
 test: $(STAMP)
 	@mkdir -p _build && rm -f $(TIMES)
@@ -178,9 +184,11 @@ test: $(STAMP)
 	  status=$$?; $(BIN)/python -m booktools.timed --table $(TIMES); exit $$status
 
 stages:
-	$(MAKE) --no-print-directory lint unit
-	$(MAKE) --no-print-directory -j2 --output-sync=target nbval book
-	$(MAKE) --no-print-directory browser
+	$(MAKE) --no-print-directory lint
+	$(MAKE) --no-print-directory -j3 --output-sync=target unit nbval tested-site
+
+tested-site: book
+	@$(MAKE) --no-print-directory browser
 
 # As root (a container), JupyterLab wants --allow-root.
 lab: $(STAMP)

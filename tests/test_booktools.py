@@ -129,6 +129,25 @@ def test_make_runs_the_unit_tests_and_notebooks_on_another_machine_one_thread_ea
     )
 
 
+def test_make_test_lints_first_then_runs_the_stages_side_by_side_the_site_built_first():
+    """The linter alone; then the unit tests, nbval and the site at once, the
+    browser tests after the site's build (every stage still runs: none is
+    left out of the schedule)."""
+    lines = [line for line in _make("stages").splitlines() if line.startswith("make ")]
+    assert lines[0].endswith(" lint")
+    assert lines[1].split()[-4:] == [
+        "--output-sync=target",
+        "unit",
+        "nbval",
+        "tested-site",
+    ]
+    assert "-j3" in lines[1]
+    site = _make("tested-site")
+    assert site.index("jupyter-book build") < site.index("-m browser")
+    # A module's tests that share one page go to one worker together.
+    assert "--dist loadscope --no-loadscope-reorder" in _make("browser")
+
+
 def test_each_test_stage_collects_its_own_directory_and_a_misplaced_test_is_named():
     unit, browser = _make("unit"), _make("browser")
     assert f"--ignore {book.BROWSER_TESTS} tests" in unit

@@ -76,3 +76,33 @@ def pytest_generate_tests(metafunc):
 @pytest.fixture
 def site_dir():
     return book.SITE
+
+
+# Modules that open one page (or count the built pages) once for all their
+# tests, in a module-scoped fixture: `make browser` (--dist loadscope) sends
+# each one's tests to one worker together, so that work is done once, not
+# once per worker that gets one of its tests; every other test is handed out
+# on its own as a worker frees up, in the order collected (the longest first,
+# tests/conftest.py). (pytest-xdist's xdist_group mark would say this on the
+# tests, but under pytest 9 it groups nothing: it renames a test's node id
+# through an attribute pytest no longer reads.)
+ONE_WORKER = (
+    "test_book_length.py",
+    "test_explorer_input.py",
+    "test_explorer_numbers.py",
+)
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """With ``--dist loadscope``: the modules of ``ONE_WORKER`` one unit of
+    work each, every other test a unit of its own."""
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class OneWorkerPerSharedPage(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::")[0]
+            return module if module.rsplit("/", 1)[-1] in ONE_WORKER else nodeid
+
+    return OneWorkerPerSharedPage(config, log)

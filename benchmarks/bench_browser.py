@@ -13,7 +13,12 @@ from booktools.book import html_pages
 from booktools.chromium import launch
 from booktools.server import serve
 
-STEPS = ("load", "explorers and math", "images", "fits 1280 and 360 px")
+STEPS = (
+    "load",
+    "explorers and math",
+    "images",
+    f"fits {pages.DESKTOP} and {pages.PHONE} px",
+)
 
 
 def page_steps(site: Path) -> tuple[dict[str, dict[str, float]], dict[str, float]]:

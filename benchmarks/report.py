@@ -22,6 +22,8 @@ import bench_loop
 import bench_peer
 import torch
 
+from booktools.pages import COMMON_PHONE, DESKTOP, PHONE
+
 
 def header() -> str:
     return (
@@ -232,10 +234,11 @@ def first_tap(phone: str, phone_ok: bool, desktop: str, desktop_ok: bool) -> str
         "change (the scroll to the explorer has also brought the chapter's own "
         "figures near it, which load lazily), and in all after the later changes "
         "(an explorer fetches nothing once loaded).\n\n"
-        "Phone: 390 px touch screen, slow 4G (150 ms round trip, 1.6 Mbit/s down), "
+        f"Phone: {COMMON_PHONE} px touch screen, slow 4G (150 ms round trip, "
+        "1.6 Mbit/s down), "
         "4x slower CPU, by Chromium's emulation:\n\n"
         f"{phone}\n\n"
-        "Desktop: 1280 px, mouse, no throttling:\n\n"
+        f"Desktop: {DESKTOP} px, mouse, no throttling:\n\n"
         f"{desktop}\n\n"
         f"{bench_first_tap.BEFORE}\n\n"
         "Targets: on the phone every change within 100 ms and at most 250 KB "
@@ -263,7 +266,7 @@ def browser(times: dict, axe: dict) -> str:
         f"Each of the {len(times)} pages opened alone in one headless Chromium, timing "
         "the steps of the per-page test: load (until the network is idle), wait for "
         "every explorer's picture and every formula, load every image, check "
-        f"that the page fits 1280 and 360 px; then axe-core on the {len(axe) // 2} page "
+        f"that the page fits {DESKTOP} and {PHONE} px; then axe-core on the {len(axe) // 2} page "
         "layouts, in light and dark mode.\n\n"
         "| step | all pages | share |\n|---|---:|---:|\n"
         f"{rows}\n| **all** | **{everything:.1f} s** | |\n\n"

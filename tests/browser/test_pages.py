@@ -27,23 +27,6 @@ GOOD_LAYOUT_SHIFT = 0.1  # Google's threshold for a page that does not move
 # axe-core checks each page layout, in light and in dark mode.
 LAYOUTS = layouts()
 
-# The printed lines that still wrap at 390 px, on pages being rewritten; on
-# every other page none does. The list only shrinks: a line listed here that
-# fits fails the test too, until it leaves the list.
-WRAPPING_FOR_NOW: dict[str, tuple[str, ...]] = {
-    "book/07_trained_heads.html": (
-        "1:99% 2:100% 3:91% 4:35% 5:100% 6:100% 7:80% 8:8% 9:15%",
-        "-1:7.7 0:4.4 1:-2.6 2:-6.7 3:-4.2 4:2.6 5:7.6 6:6.2 7:-0.3 8:-5.9 9:-5.3",
-    ),
-    "book/12_reading_heads.html": (
-        "the old cabinets under the small tables be red → are",
-        "the old heavy dusty cabinets under the window be → are",
-    ),
-    "book/13_two_layers.html": (
-        'sentence    = phrase{0,2} "the" adjective{0,3} NOUN phrase{0,2} "be" adjective?',
-    ),
-}
-
 
 # The fonts _ext/book_fonts.py cuts down: a page fetches one whole only if it
 # shows a character that is not in the copy.
@@ -208,11 +191,8 @@ def test_page_renders_offline(open_page, page_path):
     found = too_wide(page, page_path)
     assert found["printed"] == [], printed_too_wide(found, COMMON_PHONE)
     assert found["rows"] == [], rows_broken(found, COMMON_PHONE)
-    listed = WRAPPING_FOR_NOW.get(page_path, ())
-    wraps = [line for line in found["wrapped"] if line not in listed]
+    wraps = found["wrapped"]
     assert wraps == [], f"printed lines that wrap at {COMMON_PHONE} px: {wraps}"
-    fits = [line for line in listed if line not in found["wrapped"]]
-    assert fits == [], f"lines of WRAPPING_FOR_NOW that fit now, to remove: {fits}"
     assert found["tables"] == [], "tables wider than their box:\n" + "\n".join(
         map(str, found["tables"])
     )

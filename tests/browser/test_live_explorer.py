@@ -5,9 +5,9 @@ site's, computing in the page): every control moved, sentences typed, good
 and bad, the picture checked against the package after each step (how fast:
 benchmarks/bench_lab.py); its setting read and set from Python in the
 kernel (the picture follows, the reader's clicks reach Python, a bad value
-is refused by name); a second explorer in the same notebook with ids of its
-own, each label driving its own explorer. How every chapter reads there:
-test_lab_reading.py."""
+is refused by name); a second explorer in the same notebook and a third in
+another notebook, with ids of their own, each label driving its own
+explorer. How every chapter reads there: test_lab_reading.py."""
 
 from __future__ import annotations
 
@@ -97,15 +97,27 @@ def check_python_follows(page, root) -> None:
     assert tokens == root.evaluate("r => r.mhaExplorer.result.tokens")
 
 
-def check_own_ids(page) -> None:
-    """Every explorer of the page has ids of its own, and each one's "Or
+def second_notebook(folder: Path) -> Path:
+    """Another notebook with an explorer (as another chapter would be)."""
+    path = folder / "another.ipynb"
+    cells = [nbformat.v4.new_code_cell(f"import mha\n{SECOND}")]
+    metadata = nbformat.read(PLAYGROUND, as_version=4).metadata  # its kernel
+    nbformat.write(nbformat.v4.new_notebook(cells=cells, metadata=metadata), path)
+    return path
+
+
+def check_own_ids(page, explorers: int, shown: int) -> None:
+    """The page's ``explorers`` (in every notebook open) have ids of their
+    own, and in the notebook shown (``shown`` explorers) each one's "Or
     type:" label puts the focus in its own box."""
     roots = notebook_shown(page).locator(".jp-OutputArea-output .mha-explorer")
-    assert roots.count() == 2
+    assert roots.count() == shown
     ids = page.evaluate(
         "() => [...document.querySelectorAll('.mha-explorer [id]')].map(e => e.id)"
     )
     assert len(ids) == len(set(ids)), ids
+    every = page.locator(".jp-OutputArea-output .mha-explorer canvas.mha-maps")
+    assert every.count() == explorers
     for k in range(roots.count()):
         root = roots.nth(k)
         label = root.locator('label[for$="-text"]')
@@ -117,7 +129,8 @@ def check_own_ids(page) -> None:
 
 def test_live_explorer_follows_every_control(browser, tmp_path):
     explorer = chapter_explorer(fullest_explorer_page(), ROOT)
-    with jupyterlab([PLAYGROUND, explorer_notebook(tmp_path)]) as (base, token):
+    notebooks = [PLAYGROUND, explorer_notebook(tmp_path), second_notebook(tmp_path)]
+    with jupyterlab(notebooks) as (base, token):
         context = browser.new_context(viewport={"width": 1280, "height": 900})
         page = context.new_page()
         errors = []
@@ -180,6 +193,21 @@ def test_live_explorer_follows_every_control(browser, tmp_path):
         type_sentence(root, "the cat sat")
         assert "not a word this model knows" in shown(root)["message"]
         assert shown(root)["picture"] == before["picture"]
-        check_own_ids(page)
+        check_own_ids(page, explorers=2, shown=2)
+        # Another notebook run in the same page (as a second chapter would be; on
+        # the same kernel, which saves starting one).
+        page.evaluate(
+            """() => {
+                const app = window.jupyterapp;
+                const id = app.shell.currentWidget.sessionContext.session.kernel.id;
+                return app.commands.execute(
+                    'docmanager:open', {path: 'another.ipynb', kernel: {id}});
+            }"""
+        )
+        notebook_shown(page).locator(".jp-Cell", has_text=SECOND).wait_for()
+        page.get_by_text("| Idle").first.wait_for(timeout=60_000)
+        run_all(page)
+        LiveExplorer(page)  # drawn
+        check_own_ids(page, explorers=3, shown=1)
         assert errors == []
         context.close()

@@ -75,6 +75,12 @@ $(STAMP): requirements.txt constraints.txt pyproject.toml tools/pyproject.toml
 # in $$BOOK_TIMES when that is set (make test sets it).
 TIMED  = $(BIN)/python -m booktools.timed $@
 PYTEST := $(BIN)/python -m pytest -q -p no:cacheprovider
+# Under make test the unit tests and nbval run beside the site's build and
+# the browser tests, the longest chain of stages, at a lower priority: they
+# take what that chain leaves of the cores (a browser waiting on a late file)
+# instead of slowing it down (a browser test also waits longer on a busy
+# machine, and its page spends CPU time meanwhile).
+BESIDE ?=
 # "Another machine": PyTorch's baseline CPU kernels and MKL's compatible mode
 # instead of this processor's own (AVX-512, AVX2, ...). make test runs the unit
 # tests and the notebooks so; `make execute` stores outputs with the native ones.
@@ -104,13 +110,13 @@ lint: $(STAMP)
 	$(TIMED) $(BIN)/ruff format --check $(LINTED)
 
 unit: $(STAMP) bytecode
-	$(ONE_THREAD) $(ON_OTHER_MACHINE) $(TIMED) $(PYTEST) -p no:nbval $(TWO_WORKERS) \
+	$(ONE_THREAD) $(ON_OTHER_MACHINE) $(BESIDE) $(TIMED) $(PYTEST) -p no:nbval $(TWO_WORKERS) \
 	  $(SHARED_OUT) $(UNIT_OPTIONS) -m "not browser" --ignore tests/browser tests
 
 # Each chapter's cells in order on one worker (--dist loadfile); BOOK_NBVAL=1
 # lets a chapter time its layers on a smaller grid in a cell nbval does not compare.
 nbval: $(STAMP) bytecode
-	$(ONE_THREAD) $(ON_OTHER_MACHINE) $(STATIC) BOOK_NBVAL=1 $(TIMED) $(PYTEST) \
+	$(ONE_THREAD) $(ON_OTHER_MACHINE) $(STATIC) BOOK_NBVAL=1 $(BESIDE) $(TIMED) $(PYTEST) \
 	  $(NO_PROPERTY_TESTS) $(TWO_WORKERS) --dist loadfile --nbval --nbval-current-env \
 	  --nbval-sanitize-with tests/nbval_sanitize.cfg \
 	  $(or $(CHAPTERS),$$($(BOOKTOOLS) notebooks --longest-first))
@@ -174,9 +180,10 @@ screenshots: $(STAMP)
 # notebooks and the site (built, then tested in the browser: the one order
 # among the stages) side by side (make -j3), so that what one stage leaves of
 # the two cores (a worker waiting on a slow test, a browser on a late file)
-# another takes, each one's output shown whole when it ends; the unit tests
-# and the notebooks on "another machine" (above). The table of each stage's
-# times ends the output, also after a failure.
+# another takes (the unit tests and nbval at a lower priority: BESIDE,
+# above), each one's output shown whole when it ends; the unit tests and the
+# notebooks on "another machine" (above). The table of each stage's times
+# ends the output, also after a failure.
 TIMES := _build/times.jsonl
 test: $(STAMP)
 	@mkdir -p _build && rm -f $(TIMES)
@@ -185,7 +192,8 @@ test: $(STAMP)
 
 stages:
 	$(MAKE) --no-print-directory lint
-	$(MAKE) --no-print-directory -j3 --output-sync=target unit nbval tested-site
+	$(MAKE) --no-print-directory -j3 --output-sync=target BESIDE="nice -n 10" \
+	  unit nbval tested-site
 
 tested-site: book
 	@$(MAKE) --no-print-directory browser

@@ -131,17 +131,25 @@ def test_make_runs_the_unit_tests_and_notebooks_on_another_machine_one_thread_ea
 
 def test_make_test_lints_first_then_runs_the_stages_side_by_side_the_site_built_first():
     """The linter alone; then the unit tests, nbval and the site at once, the
-    browser tests after the site's build (every stage still runs: none is
-    left out of the schedule)."""
-    lines = [line for line in _make("stages").splitlines() if line.startswith("make ")]
-    assert lines[0].endswith(" lint")
-    assert lines[1].split()[-4:] == [
-        "--output-sync=target",
+    browser tests after the site's build, the unit tests and nbval at a lower
+    priority than the site's chain (every stage still runs: none is left out
+    of the schedule)."""
+    lines = _make("stages").replace("\\\n", " ").splitlines()
+    makes = [line for line in lines if line.startswith("make ")]
+    assert makes[0].endswith(" lint")
+    assert "-j3" in makes[1] and makes[1].split()[-3:] == [
         "unit",
         "nbval",
         "tested-site",
     ]
-    assert "-j3" in lines[1]
+    stage = {
+        name: next(line for line in lines if f"booktools.timed {name} " in line)
+        for name in ("unit", "nbval", "book", "browser")
+    }
+    for name in ("unit", "nbval"):
+        assert f"nice -n 10 .venv/bin/python -m booktools.timed {name} " in stage[name]
+    assert "nice" not in stage["book"] + stage["browser"]
+    assert "nice" not in _make("unit") + _make("nbval")  # alone: at their own priority
     site = _make("tested-site")
     assert site.index("jupyter-book build") < site.index("-m browser")
     # A module's tests that share one page go to one worker together.

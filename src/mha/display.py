@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 import ast
+import hashlib
 import inspect
 import textwrap
 from collections.abc import Sequence
+
+
+def digest(data: bytes | str) -> str:
+    """A short, stable fingerprint of ``data`` (the first 12 hex digits of its
+    SHA-256), for the text of an output that nbval compares."""
+    if isinstance(data, str):
+        data = data.encode()
+    return hashlib.sha256(data).hexdigest()[:12]
 
 
 class SourceCode:

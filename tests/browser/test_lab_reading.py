@@ -30,6 +30,7 @@ from booktools.lab import (
     open_in_lab,
     open_lab,
 )
+from booktools.pages import DESKTOP
 
 pytestmark = pytest.mark.browser
 
@@ -146,7 +147,7 @@ def test_every_chapter_reads_in_jupyterlab_as_on_the_site(browser):
     numbers = lab_markup.chapter_numbers()
     problems = []
     with jupyterlab(CHAPTERS, kernels=False) as (base, token):
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        context = browser.new_context(viewport={"width": DESKTOP, "height": 900})
         page = context.new_page()
         errors = []
         page.on("pageerror", lambda error: errors.append(f"uncaught: {error}"))

@@ -34,6 +34,7 @@ from booktools.lab import (
     open_notebook,
     run_all,
 )
+from booktools.pages import DESKTOP
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]  # JupyterLab: the longest
 
@@ -131,7 +132,7 @@ def test_live_explorer_follows_every_control(browser, tmp_path):
     explorer = chapter_explorer(fullest_explorer_page(), ROOT)
     notebooks = [PLAYGROUND, explorer_notebook(tmp_path), second_notebook(tmp_path)]
     with jupyterlab(notebooks) as (base, token):
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        context = browser.new_context(viewport={"width": DESKTOP, "height": 900})
         page = context.new_page()
         errors = []
         page.on("pageerror", lambda error: errors.append(str(error)))

@@ -35,7 +35,7 @@ TOC = Path(os.environ.get("BOOK_TOC", ROOT / "_toc.yml"))
 # is the one place to change. (Pages with explorers are found: explorer_pages.)
 PAGES = {
     "root": "book/intro.html",
-    "figures": "book/07_trained_heads.html",  # figures on their own white ground
+    "figures": "book/13_two_layers.html",  # figures on their own white ground
     "code": "book/01_words_to_vectors.html",  # code cells
     "code headings": "book/09_pytorch.html",  # headings made of long code names
     "tables": "book/glossary.html",

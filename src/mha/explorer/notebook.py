@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import base64
 import functools
-import hashlib
 import html
 import json
 import re
 from pathlib import Path
 
+from mha.display import digest
 from mha.explorer.look import page, title
 from mha.explorer.models import MAX_PAD, Network, padded, reading, weights_data
 from mha.text import tokenize
@@ -231,8 +231,8 @@ class Explorer:
             f"{v:.4f}" for data in self.data["weights"] for v in _values(data)
         )
         return (
-            f"{self.note()} [weights {_digest(weights)}, "
-            f"first maps {_digest(' '.join(first.tokens) + chr(10) + maps)}]"
+            f"{self.note()} [weights {digest(weights)}, "
+            f"first maps {digest(' '.join(first.tokens) + chr(10) + maps)}]"
         )
 
     def picture(self) -> bytes:
@@ -281,8 +281,3 @@ def _values(weights: dict) -> list[float]:
     tensors += [layer[name] for layer in weights["layers"] for name in sorted(layer)]
     tensors += [r[k] for r in weights["readouts"] for k in ("W", "b")]
     return [v for t in tensors for v in decoded(t).flatten().tolist()]
-
-
-def _digest(text: str) -> str:
-    """The first 12 hex digits of the SHA-256 of ``text``."""
-    return hashlib.sha256(text.encode()).hexdigest()[:12]

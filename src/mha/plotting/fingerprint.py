@@ -7,21 +7,12 @@ validation, while rendering differences between machines do not.
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy
 from matplotlib.colors import PowerNorm, to_hex
 from matplotlib.figure import Figure
 
+from mha.display import digest
 from mha.plotting.screens import smallest_text
-
-
-def digest(data: bytes | str) -> str:
-    """A short, stable fingerprint of ``data`` (the first 12 hex digits of its SHA-256)."""
-    if isinstance(data, str):
-        data = data.encode()
-    return hashlib.sha256(data).hexdigest()[:12]
-
 
 # --- The fingerprint ---------------------------------------------------------------
 

@@ -96,6 +96,10 @@ try:
     mha.display_attention
 except ModuleNotFoundError as error:
     print("error:", error)
+try:
+    mha.attention_explorer()
+except ModuleNotFoundError as error:
+    print("explorer:", error)
 """
 
 
@@ -106,6 +110,8 @@ def test_help_and_a_figure_without_matplotlib_say_what_to_install():
         [sys.executable, "-c", WITHOUT_FIGURES], capture_output=True, text=True
     )
     assert ran.returncode == 0, ran.stderr
-    page, error = ran.stdout.splitlines()
+    page, error, explorer = ran.stdout.splitlines()
     assert page == "page: True True"
-    assert 'pip install "mha[book]"' in error and error.count("\n") == 0
+    assert 'pip install "mha[book]"' in error and error.startswith("error: mha.")
+    assert explorer.startswith("explorer: mha.attention_explorer: ")
+    assert 'pip install "mha[book]"' in explorer

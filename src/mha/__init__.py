@@ -63,7 +63,8 @@ _LAZY_NAMES = {
 
 
 _EXTRA = (
-    "mha's figures need matplotlib and pillow, which a plain install leaves out: "
+    "mha's figures and explorers need matplotlib and pillow, which a plain "
+    "install leaves out: "
     'pip install "mha[book]" (or: pip install matplotlib pillow)'
 )
 

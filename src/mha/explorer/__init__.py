@@ -73,6 +73,15 @@ def attention_explorer(
         page's explorer. A control appears only where there is more than
         one option.
     """
+    try:  # the explorer's picture and colours are matplotlib's
+        import matplotlib  # noqa: F401
+        import PIL  # noqa: F401
+    except ModuleNotFoundError as error:
+        from mha import _EXTRA
+
+        raise ModuleNotFoundError(
+            f"mha.attention_explorer: {_EXTRA}", name=error.name
+        ) from None
     from mha.explorer.models import _check_subset, example_sentences, padded
     from mha.explorer.notebook import Explorer
     from mha.text import tokenize

@@ -106,7 +106,7 @@ def _make(*arguments: str) -> str:
     whatever the make that runs this test was given (``make unit
     OTHER_MACHINE=1`` passes it on, in MAKEFLAGS and as a variable)."""
     command = ["make", "-n", "--no-print-directory", *arguments]
-    passed_on = ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "OTHER_MACHINE")
+    passed_on = ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "OTHER_MACHINE", "BESIDE")
     env = {k: v for k, v in os.environ.items() if k not in passed_on}
     return subprocess.run(
         command, cwd=book.ROOT, env=env, capture_output=True, text=True, check=True

@@ -85,8 +85,15 @@ def test_after_bad_input_a_good_sentence_and_tapped_words_show(explorer):
     page, log, root = explorer
     words = root.locator("details.mha-words")
     words.evaluate("d => { d.open = false; }")  # as a case before may have left it
+    canvas = root.locator("canvas")
+    top = canvas.bounding_box()["y"]
     type_sentence(root, "the cat")
-    assert words.get_attribute("open") is not None
+    # The message says where the words are; the list stays closed, so the
+    # picture keeps its place (on a phone it would go below the screen).
+    assert "The model's words" in shown(root)["message"]
+    assert words.get_attribute("open") is None
+    # The message's lines move it a little; the open list moved it ~240 px.
+    assert canvas.bounding_box()["y"] - top < 80
     type_sentence(root, "what will come next")
     now = shown(root)
     assert now["message"] == "" and now["state"]["sentence"] == "what will come next"
@@ -97,6 +104,7 @@ def test_after_bad_input_a_good_sentence_and_tapped_words_show(explorer):
         == "your sentence: what will come next"
     )
     control(root, "text").fill("")
+    words.locator("summary").click()  # the reader opens the list, as the message says
     for word in ("basic", "example"):
         root.locator("button.mha-word", has_text=word).first.click()
     now = shown(root)

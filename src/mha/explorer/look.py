@@ -37,7 +37,10 @@ WORDS = {
         "shows the sentence chosen above)"
     ),
     "noWord": "{text} has no word (letters or digits): type a sentence of the model's words",
-    "unknown": "not a word this model knows: {words}{more} (its {count} words are below)",
+    "unknown": (
+        "not a word this model knows: {words}{more} (its {count} words: tap "
+        "\u201cThe model's words\u201d)"
+    ),
     "more": " and {count} more",
     "tooLong": (
         "the sentence has {count} words; this model reads at most {most} "

@@ -213,9 +213,8 @@ function unpack(weights) {
 }
 
 // A reader's mistake, said to them (never a traceback).
-export function Problem(message, words) {
+export function Problem(message) {
   this.message = message;
-  this.words = words;  // whether the model's words should be shown
 }
 
 // A reader's text in the package's quotation marks, cut at 40 characters.
@@ -229,8 +228,7 @@ export function quoted(words, text) {
 function sentenceTokens(model, sentence, data) {
   var words = data.words, tokens = tokenize(sentence);
   if (!tokens.length) {
-    throw new Problem(fill(words.noWord, {text: quoted(words, sentence.trim() || " ")}),
-                      true);
+    throw new Problem(fill(words.noWord, {text: quoted(words, sentence.trim() || " ")}));
   }
   var unknown = tokens.filter(function (t, i) {
     return !model.stoi.has(t) && tokens.indexOf(t) === i;
@@ -241,7 +239,7 @@ function sentenceTokens(model, sentence, data) {
         .join(words.list),
       more: unknown.length > 5 ? fill(words.more, {count: unknown.length - 5}) : "",
       count: model.vocab.length - data.specials.length,
-    }), true);
+    }));
   }
   if (tokens.length > model.maxLength) {
     throw new Problem(fill(words.tooLong, {count: tokens.length, most: model.maxLength}));

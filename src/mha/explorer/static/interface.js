@@ -316,7 +316,7 @@ Explorer.prototype.show = function (s) {
     if (!(error instanceof Problem)) {
       throw error;
     }
-    this.say(error.message, error.words);
+    this.say(error.message);
     this.setForm();
     return false;
   }
@@ -410,11 +410,10 @@ Explorer.prototype.listWords = function () {
                   "aria-label": this.data.words.removeWord}, list, this.data.words.removeKey);
 };
 
-Explorer.prototype.say = function (text, words) {
+// A message under the box; the word list stays as the reader left it, so the
+// picture keeps its place on a phone.
+Explorer.prototype.say = function (text) {
   setText(this.message, text);
-  if (words) {
-    this.words.open = true;
-  }
 };
 
 // The picture of the state and what is said about it.

@@ -134,6 +134,30 @@ def act(page, root, phone: bool, name: str, target: int, count: int) -> None:
         page.mouse.click(x, y)
 
 
+def change(page, root, phone: bool, name: str, now, start) -> None:
+    """One change of control ``name`` of the explorer ``root``, from the
+    value it shows, ``now``: its next option (the other end of a slider), or
+    for ``"typed"`` one of the explorer's own sentences (words its model
+    knows) other than the one shown, typed, then Enter. ``start()`` is called
+    just before the page's probe is armed (ARM_JS) and the change made."""
+    if name == "typed":
+        box = root.locator('[name="text"]')
+        text = next(t for t in options(root, "sentence")[::-1] if t != now)
+        box.fill(text)
+        start()
+        page.evaluate(ARM_JS, [root.element_handle(), "sentence", text])
+        box.press("Enter")
+        return
+    texts = options(root, name)
+    at = texts.index(str(now))
+    index = (at + 1) % len(texts)
+    if kind(root, name) == "slider":
+        index = 0 if at == len(texts) - 1 else len(texts) - 1
+    start()
+    page.evaluate(ARM_JS, [root.element_handle(), name, texts[index]])
+    act(page, root, phone, name, index, len(texts))
+
+
 class Tab:
     """One browser context on one page, with its bytes counted."""
 
@@ -169,27 +193,15 @@ class Tab:
         milliseconds from the event that made it to the paint of the new
         picture (``from_touch``: from the first touch; ``cpu``: the main
         thread's CPU time meanwhile; ``load``: the machine's load average)."""
-        if name == "typed":
-            box = self.root.locator('[name="text"]')
-            # one of the explorer's own sentences (words its model knows), not
-            # the one shown
-            listed = options(self.root, "sentence")
-            shown = shown_state(self.root)["sentence"]
-            box.fill(next(t for t in listed[::-1] if t != shown))
-            goal, want = "sentence", box.input_value()
-        else:
-            texts = options(self.root, name)
-            now = texts.index(str(shown_state(self.root)[name]))
-            index = (now + 1) % len(texts)
-            if kind(self.root, name) == "slider":
-                index = 0 if now == len(texts) - 1 else len(texts) - 1
-            goal, want = name, texts[index]
-        self.trace.start()
-        self.page.evaluate(ARM_JS, [self.root.element_handle(), goal, want])
-        if name == "typed":
-            box.press("Enter")
-        else:
-            self._act(name, index, len(texts))
+        key = "sentence" if name == "typed" else name
+        change(
+            self.page,
+            self.root,
+            self.phone,
+            name,
+            shown_state(self.root)[key],
+            self.trace.start,
+        )
         self.page.wait_for_function("() => window.__tap.done !== null", timeout=60_000)
         event, touch = self.page.evaluate(
             "() => [window.__tap.done - window.__tap.start,"
@@ -213,12 +225,17 @@ class Tab:
         self.from_touch = touch
         return event
 
-    def _act(self, name: str, target: int, count: int) -> None:
-        act(self.page, self.root, self.phone, name, target, count)
-
     def kinds(self) -> list[str]:
-        """The kinds of change: each control shown, and a typed sentence."""
-        return [*(n for n in controls(self.root) if n in KINDS), "typed"]
+        """The kinds of change: each control shown that a reader can change
+        now (the padding slider waits for the padding mask), and a typed
+        sentence."""
+        shown = [n for n in controls(self.root) if n in KINDS]
+        enabled = [
+            n
+            for n in shown
+            if not self.root.locator(f'[name="{n}"]').first.is_disabled()
+        ]
+        return [*enabled, "typed"]
 
     def close(self) -> None:
         self.context.close()

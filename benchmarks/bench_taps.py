@@ -35,7 +35,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from bench_first_tap import ARM_JS, WATCH_JS, act
+from bench_first_tap import WATCH_JS, change
 from page_trace import Trace, main_thread_ms
 
 from booktools.book import ROOT, explorer_pages
@@ -116,30 +116,11 @@ class Tab:
     def tap(self, name: str) -> tuple[float, float]:
         """One change of control ``name``: ms from its event to the paint, and
         the main thread's CPU time meanwhile (``page_trace``)."""
-        if name == "typed":
-            box = self.root.locator('[name="text"]')
-            now = self.state()["sentence"]
-            listed = options(self.root, "sentence")
-            text = next(t for t in listed[::-1] if t != now)  # words the model knows
-            box.fill(text)
-            goal, want = "sentence", text
+        if name == "row":
+            now = self.root.locator('[name="row"]').input_value()
         else:
-            texts = options(self.root, name)
-            now = texts.index(
-                str(self.state()[name])
-                if name != "row"
-                else self.root.locator('[name="row"]').input_value()
-            )
-            index = (now + 1) % len(texts)
-            if kind(self.root, name) == "slider":
-                index = 0 if now == len(texts) - 1 else len(texts) - 1
-            goal, want = name, texts[index]
-        self.trace.start()
-        self.page.evaluate(ARM_JS, [self.root.element_handle(), goal, want])
-        if name == "typed":
-            box.press("Enter")
-        else:
-            self._act(name, index, len(texts))
+            now = self.state()["sentence" if name == "typed" else name]
+        change(self.page, self.root, self.phone, name, now, self.trace.start)
         try:
             self.page.wait_for_function(
                 "() => window.__tap.done !== null", timeout=20_000
@@ -157,9 +138,6 @@ class Tab:
                 file=sys.stderr,
             )
         return latency, work["cpu"]
-
-    def _act(self, name: str, target: int, count: int) -> None:
-        act(self.page, self.root, self.phone, name, target, count)
 
     def close(self) -> None:
         self.context.close()

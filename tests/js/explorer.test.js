@@ -8,7 +8,7 @@ import {readFileSync} from "node:fs";
 import {describe, test} from "node:test";
 
 import {Problem, compute, fill, tokenize} from "../../src/mha/explorer/static/compute.js";
-import {colour, layout} from "../../src/mha/explorer/static/draw.js";
+import {FONT, colour, layout} from "../../src/mha/explorer/static/draw.js";
 import {answersText, caption, describe as described, title}
   from "../../src/mha/explorer/static/words.js";
 
@@ -105,6 +105,28 @@ for (const [name, explorer] of Object.entries(fixtures.explorers)) {
               o.x >= m.x + m.size || o.y >= m.y + m.size, "maps overlap"));
           });
           picture.texts.forEach((t) => assert.ok(t.y <= height && t.x <= width, t.text));
+          // The blocked keys' sample below the colour bar's label, not on it.
+          const barLabel = picture.texts.find((t) => t.text === data.look.bar);
+          if (picture.blockedKey) {
+            assert.ok(picture.blockedKey.y >= barLabel.y + measure(data.look.bar, barLabel.size) / 2,
+                      "the blocked key on the colour bar's label");
+          }
+          // Token labels never run together: on each axis of a map, one
+          // label's centre at least a label's height from the next; none
+          // smaller than 9 px.
+          const labels = picture.texts.filter((t) => t.align === "right" &&
+                                                     t.baseline === "middle");
+          labels.forEach((t) => assert.ok(t.size >= 9 && t.size <= FONT.label, t.text));
+          for (const [angle, at] of [[0, "y"], [-90, "x"]]) {
+            const along = {};
+            labels.filter((t) => t.angle === angle).forEach((t) => {
+              const line = angle === 0 ? t.x : t.y;
+              (along[line] = along[line] || []).push(t[at]);
+            });
+            Object.values(along).forEach((places) => places.sort((a, b) => a - b)
+              .slice(1).forEach((p, i) => assert.ok(p - places[i] >= labels[0].size - 0.5,
+                `labels ${p - places[i]} px apart at ${width} px`)));
+          }
         }
         const picture = layout(data, got, 760, 460, {title: want.title, row: row}, measure);
         const nHeads = s.nHeads, look = data.look;

@@ -13,7 +13,7 @@
 import {fill} from "./compute.js";
 import {number} from "./words.js";
 
-var FONT = {title: 14, head: 12, label: 12, axis: 11, number: 10};  // CSS px
+export var FONT = {title: 14, head: 12, label: 12, axis: 11, number: 10};  // CSS px
 
 // Where probability p sits on the colour scale, 0 to 1 (a power of p,
 // mha.plotting.palette.probability_scale).
@@ -93,6 +93,10 @@ export function layout(data, result, width, height, options, measure) {
   var g = grid(nHeads, L, room, high, gap, headTitle, rowGap);
   var cols = g.cols, rows = g.rows, mapW = Math.max(4, Math.floor(g.map));
   var cell = mapW / L;
+  // Token labels as tall as a cell (9 to 12 px); where even 9 px is more than
+  // a cell, every second (third, ...) token is labelled, so none run together.
+  var labelSize = Math.max(9, Math.min(FONT.label, Math.floor(cell)));
+  var every = Math.ceil(labelSize / cell);
   var blockH = layerTitle + rows * (headTitle + mapW) + (rows - 1) * rowGap;
   var gridW = cols * mapW + (cols - 1) * gap;
   var picture = {width: width, height: height, title: options.title,
@@ -130,14 +134,18 @@ export function layout(data, result, width, height, options, measure) {
                          })});
       if (c === 0) {
         tokens.forEach(function (t, i) {
-          text(t, x - 6, y + (i + 0.5) * cell, FONT.label, {align: "right",
-                                                             baseline: "middle"});
+          if (i % every === 0) {
+            text(t, x - 6, y + (i + 0.5) * cell, labelSize, {align: "right",
+                                                            baseline: "middle"});
+          }
         });
       }
       if (k === nLayers - 1 && (r === rows - 1 || h + cols >= nHeads)) {
         tokens.forEach(function (t, j) {
-          text(t, x + (j + 0.5) * cell, y + mapW + 6, FONT.label,
-               {align: "right", baseline: "middle", angle: -90});
+          if (j % every === 0) {
+            text(t, x + (j + 0.5) * cell, y + mapW + 6, labelSize,
+                 {align: "right", baseline: "middle", angle: -90});
+          }
         });
         y1 = Math.max(y1, y + mapW + 6 + labelW);
       }
@@ -156,8 +164,10 @@ export function layout(data, result, width, height, options, measure) {
     text(look.bar, bx + 16 + barRoom + 4 + FONT.axis / 2, gy + gh / 2, FONT.axis,
          {align: "center", baseline: "middle", angle: -90});
     if (anyBlocked && k === nLayers - 1) {
-      picture.blockedKey = {x: bx, y: gy + gh + 8, size: 10};
-      text(look.blockedKey, bx + 14, gy + gh + 13, FONT.axis, {baseline: "middle"});
+      // Below the bar, and below its label where that runs longer than the bar.
+      var keyY = Math.max(gy + gh, gy + gh / 2 + measure(look.bar, FONT.axis) / 2) + 8;
+      picture.blockedKey = {x: bx, y: keyY, size: 10};
+      text(look.blockedKey, bx + 14, keyY + 5, FONT.axis, {baseline: "middle"});
     }
   });
   text(look.key, left + gridW / 2, Math.min(height - 6, y1 + FONT.axis + 4),

@@ -39,7 +39,14 @@ MIME = "application/vnd.mha.explorer"
 STATIC = Path(__file__).resolve().parent / "static"
 #: The script's modules by job, in the order one script joins them (each
 #: imports only modules before it).
-MODULES = ("compute.js", "words.js", "draw.js", "interface.js", "main.js")
+MODULES = (
+    "compute.js",
+    "words.js",
+    "draw.js",
+    "controls.js",
+    "interface.js",
+    "main.js",
+)
 NAMES = {  # the controls, top to bottom, by the word a note uses
     "model": "model",
     "sentence": "sentence",

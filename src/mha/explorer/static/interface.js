@@ -3,46 +3,10 @@
 // setting), the picture of the state and what it says about it, all in the
 // package's words (data.words), for one element of the page holding its data.
 
-import {Problem, compute, fill, modelOf, range, tokenize} from "./compute.js";
+import {Problem, compute, fill, tokenize} from "./compute.js";
 import {answersText, caption, describe, firstRow, title} from "./words.js";
 import {layout, paint, textWidth} from "./draw.js";
-
-function html(tag, attributes, parent, text) {
-  var node = document.createElement(tag);
-  Object.keys(attributes || {}).forEach(function (k) { node.setAttribute(k, attributes[k]); });
-  if (text !== undefined) {
-    node.textContent = text;
-  }
-  if (parent) {
-    parent.appendChild(node);
-  }
-  return node;
-}
-
-// Text shown in `node`, changed in place: the page's own scripts watch the
-// chapter for added and removed elements (and then measure every code box),
-// so a change of text adds and removes none.
-function setText(node, text) {
-  var only = node.childNodes.length === 1 && node.firstChild.nodeType === Node.TEXT_NODE;
-  if (only) {
-    if (node.firstChild.data !== text) {
-      node.firstChild.data = text;
-    }
-  } else {
-    node.textContent = text;
-  }
-}
-
-// An element id of its own for each explorer of the page, however many
-// copies of this script the page runs (one per notebook output: JupyterLab
-// shows every notebook open in one page).
-function nextId() {
-  window.mhaExplorerIds = (window.mhaExplorerIds || 0) + 1;
-  return "mha-explorer-" + window.mhaExplorerIds;
-}
-
-// The layers a two-layer picture shows, one at a time: the first, the second.
-var LAYERS = ["1", "2"];
+import {LAYERS, buildControls, html, listSentences, listWords, nextId, setText} from "./controls.js";
 
 // The stage of the maps: as wide as the column (at most 760 CSS px), as high
 // as a phone leaves beside the controls, the same for every setting.
@@ -123,111 +87,14 @@ export function Explorer(root, data, host) {
   }
 }
 
-// The controls, from the data: one row each, a label in a column of its own.
+// The controls, from the data (controls.js).
 Explorer.prototype.build = function () {
-  var data = this.data, words = data.words, id = this.id, s = this.state;
-  var form = this.form = html("form", {"class": "mha-controls",
-                                       "aria-label": words.settings});
-  var row = function (label, name, control) {
-    var div = html("div", {"class": "mha-row"}, form);
-    html("label", {"class": "mha-label", "for": id + "-" + name}, div, label);
-    control.id = id + "-" + name;
-    control.name = name;
-    div.appendChild(control);
-    return div;
-  };
-  var buttons = function (label, name, options, texts) {
-    var set = html("fieldset", {"class": "mha-row"}, form);
-    html("legend", {"class": "mha-label"}, set, label);
-    var span = html("span", {"class": "mha-buttons"}, set);
-    options.forEach(function (option, i) {
-      var button = html("label", {"class": "mha-button"}, span);
-      var input = html("input", {type: "radio", name: name, value: option}, button);
-      input.checked = option === s[name];
-      html("span", {}, button, texts ? texts[i] : option);
-    });
-  };
-  var slider = function (label, name, values) {
-    var input = html("input", {type: "range", min: 0, max: values.length - 1, step: 1});
-    input.value = Math.max(0, values.indexOf(s[name]));
-    input.setAttribute("data-values", JSON.stringify(values));
-    var div = row(label, name, input);
-    html("output", {"class": "mha-readout", "for": id + "-" + name}, div);
-    return div;
-  };
-  if (data.choice) {
-    buttons(data.choice, "option", data.options);
-  }
-  this.menu = html("select", {});
-  row(words.sentence, "sentence", this.menu);
-  this.listSentences(null);
-  var typing = html("span", {"class": "mha-typing"});
-  this.box = html("input", {type: "text", autocomplete: "off", spellcheck: "false",
-                            placeholder: words.placeholder}, typing);
-  html("button", {type: "submit", "class": "mha-show"}, typing, words.show);
-  var typed = row(words.text, "text", typing);
-  this.box.id = id + "-text";
-  this.box.name = "text";
-  typing.removeAttribute("id");
-  typed.querySelector("label").setAttribute("for", this.box.id);
-  this.message = html("p", {"class": "mha-message", role: "status"}, form);
-  this.words = html("details", {"class": "mha-words"}, form);
-  html("summary", {}, this.words, words.words);
-  html("div", {"class": "mha-word-list"}, this.words);
-  if (data.masks.length > 1) {
-    buttons(words.mask, "mask", data.masks);
-  }
-  if (data.masks.indexOf("padding") >= 0) {
-    this.padding = slider(words.nPad, "nPad", range(data.maxPad).map(function (i) {
-      return i + 1;
-    }));
-  }
-  if (data.headCounts.length > 1) {
-    slider(words.nHeads, "nHeads", data.headCounts);
-  }
-  var layered = data.models.some(function (m) {
-    return data.weights[m.weights].layers.length > 1;
-  });
-  if (layered) {
-    buttons(words.layerSwitch, "layer", LAYERS);
-    this.layerRow = form.lastChild;
-  }
-  this.figure = html("figure", {"class": "mha-frame"});
-  // The maps, one canvas; what it shows, in words: the description below.
-  this.canvas = html("canvas", {"class": "mha-maps", role: "img",
-                                "aria-labelledby": id + "-description"},
-                     html("div", {"class": "mha-picture"}, this.figure));
-  this.caption = html("figcaption", {"aria-live": "polite"}, this.figure);
-  this.reading = html("div", {"class": "mha-reading"});
-  this.rowMenu = html("select", {});
-  var div = html("div", {"class": "mha-row"}, this.reading);
-  html("label", {"class": "mha-label", "for": id + "-row"}, div, words.row);
-  this.rowMenu.id = id + "-row";
-  this.rowMenu.name = "row";
-  div.appendChild(this.rowMenu);
-  this.description = html("p", {"class": "mha-description", id: id + "-description"},
-                          this.reading);
-  this.answers = html("div", {"class": "mha-answers"}, this.reading);
-  this.rowMenu.addEventListener("change", this.changed.bind(this));
-  var fallback = this.root.querySelector(".mha-fallback");
-  if (fallback) {
-    fallback.remove();
-  }
-  this.root.append(this.form, this.figure, this.reading);
+  buildControls(this);
 };
 
 // The sentence drop-down: the listed sentences, and the typed one shown.
 Explorer.prototype.listSentences = function (typed) {
-  var menu = this.menu;
-  this.typedSentence = typed;
-  menu.textContent = "";
-  this.data.sentences.forEach(function (sentence) {
-    html("option", {value: sentence}, menu, sentence);
-  });
-  if (typed !== null && this.data.sentences.indexOf(typed) < 0) {
-    html("option", {value: typed}, menu, fill(this.data.words.yourSentence, {sentence: typed}));
-  }
-  menu.value = typed !== null ? typed : this.state.sentence;
+  listSentences(this, typed);
 };
 
 // The form as a setting (what the reader asks for).
@@ -393,21 +260,7 @@ Explorer.prototype.setForm = function () {
 
 // The model's words, as buttons that add them to the box.
 Explorer.prototype.listWords = function () {
-  var model = modelOf(this.data, this.state.option, this.state.nHeads);
-  var list = this.words.querySelector(".mha-word-list");
-  if (list.getAttribute("data-vocab") === model.vocab.join(" ")) {
-    return;
-  }
-  list.setAttribute("data-vocab", model.vocab.join(" "));
-  list.textContent = "";
-  var specials = this.data.specials;
-  model.vocab.forEach(function (word) {
-    if (specials.indexOf(word) < 0) {
-      html("button", {type: "button", "class": "mha-word"}, list, word);
-    }
-  });
-  html("button", {type: "button", "class": "mha-word", "data-remove": "",
-                  "aria-label": this.data.words.removeWord}, list, this.data.words.removeKey);
+  listWords(this);
 };
 
 // A message under the box; the word list stays as the reader left it, so the

@@ -106,6 +106,13 @@ class ExplorerWidget(anywidget.AnyWidget):
                 f"{name} must be an int, got {type(value).__name__} {value!r}"
             )
 
+    @staticmethod
+    def _string(name: str, value) -> None:
+        if not isinstance(value, str):
+            raise ExplorerTraitTypeError(
+                f"{name} must be a str, got {type(value).__name__} {value!r}"
+            )
+
     def _unreadable(self, model, heads, tokens) -> str | None:
         """What keeps ``model`` with ``heads`` from reading ``tokens``, if
         anything."""
@@ -133,10 +140,7 @@ class ExplorerWidget(anywidget.AnyWidget):
     @traitlets.validate("mask")
     def _check_mask(self, proposal):
         value = proposal["value"]
-        if not isinstance(value, str):
-            raise ExplorerTraitTypeError(
-                f"mask must be a str, got {type(value).__name__} {value!r}"
-            )
+        self._string("mask", value)
         self._expected("mask", value, list(self.explorer.masks))
         return value
 
@@ -162,10 +166,7 @@ class ExplorerWidget(anywidget.AnyWidget):
     @traitlets.validate("sentence")
     def _check_sentence(self, proposal):
         value = proposal["value"]
-        if not isinstance(value, str):
-            raise ExplorerTraitTypeError(
-                f"sentence must be a str, got {type(value).__name__} {value!r}"
-            )
+        self._string("sentence", value)
         try:
             tokens = tokenize(value)
         except (TypeError, ValueError) as error:

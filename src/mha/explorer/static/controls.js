@@ -78,7 +78,7 @@ export function buildControls(explorer) {
   }
   explorer.menu = html("select", {});
   row(words.sentence, "sentence", explorer.menu);
-  explorer.listSentences(null);
+  listSentences(explorer, null);
   var typing = html("span", {"class": "mha-typing"});
   explorer.box = html("input", {type: "text", autocomplete: "off", spellcheck: "false",
                             placeholder: words.placeholder}, typing);

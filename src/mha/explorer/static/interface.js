@@ -29,7 +29,7 @@ export function Explorer(root, data, host) {
                 nPad: initial.nPad, sentence: initial.sentence, row: null,
                 layer: LAYERS[0]};
   this.chosen = initial.sentence;  // the last listed sentence chosen
-  this.build();
+  buildControls(this);  // the controls, from the data (controls.js)
   // Keys typed here are the explorer's: not a notebook's shortcuts (in
   // JupyterLab, Enter or "a" in command mode would edit the notebook).
   root.setAttribute("data-lm-suppress-shortcuts", "true");
@@ -86,16 +86,6 @@ export function Explorer(root, data, host) {
     watchRatio();
   }
 }
-
-// The controls, from the data (controls.js).
-Explorer.prototype.build = function () {
-  buildControls(this);
-};
-
-// The sentence drop-down: the listed sentences, and the typed one shown.
-Explorer.prototype.listSentences = function (typed) {
-  listSentences(this, typed);
-};
 
 // The form as a setting (what the reader asks for).
 Explorer.prototype.asked = function () {
@@ -189,9 +179,9 @@ Explorer.prototype.show = function (s) {
   }
   var listed = this.data.sentences.indexOf(s.sentence) >= 0;
   if (!listed && s.sentence !== this.typedSentence) {
-    this.listSentences(s.sentence);
+    listSentences(this, s.sentence);
   } else if (listed && this.typedSentence !== null) {
-    this.listSentences(null);
+    listSentences(this, null);
   }
   this.state = s;
   this.result = result;
@@ -255,11 +245,6 @@ Explorer.prototype.setForm = function () {
     var one = !this.result || this.result.layers.length < 2;
     this.layerRow.disabled = one;
   }
-  this.listWords();
-};
-
-// The model's words, as buttons that add them to the box.
-Explorer.prototype.listWords = function () {
   listWords(this);
 };
 

@@ -8,6 +8,7 @@ Every map has the same look: the square-root probability scale of
 
 from __future__ import annotations
 
+import math
 import textwrap
 from collections.abc import Sequence
 
@@ -43,7 +44,10 @@ class AttentionFigure(BookFigure):
     def label(self, query_tokens: Sequence[str], key_tokens: Sequence[str]) -> list:
         """Token labels on the panels: the panels share their tokens, so queries
         label the left column and keys the bottom row only (fewer tick labels
-        also make the figure much faster to draw). Returns the axes (x or y,
+        also make the figure much faster to draw). Where a label is taller
+        than its row (or a key's, turned upright, wider than its column), as
+        with chapter 14's 16 to 32 letters, every second (third, ...) token is
+        labelled, so that none run together. Returns the axes (x or y,
         ``matplotlib.axis.Axis``) that carry labels."""
         n_rows = -(-len(self.maps) // self.n_cols)
         labelled = []
@@ -53,7 +57,28 @@ class AttentionFigure(BookFigure):
             axes = image.axes
             label_axes(axes, query_tokens if left else [], key_tokens if bottom else [])
             labelled += [axes.yaxis] * left + [axes.xaxis] * bottom
+        for axis, tokens in ((a, query_tokens if a.axis_name == "y" else key_tokens)
+                             for a in labelled):  # fmt: skip
+            every = label_every(axis, len(tokens))
+            if every > 1:
+                kept = range(0, len(tokens), every)
+                axis.set_ticks(list(kept), labels=[tokens[i] for i in kept])
         return labelled
+
+
+def label_every(axis, n: int) -> int:
+    """Every how many of its ``n`` ticks ``axis`` (a panel's x or y axis, one
+    tick per cell, labels set) can carry a label without two labels' boxes
+    overlapping: the tallest label (x: the widest, its labels turned upright)
+    against the distance between cells, in pixels."""
+    labels = [t for t in axis.get_ticklabels() if t.get_text()]
+    if n < 2 or not labels:
+        return 1
+    box = axis.axes.get_window_extent()
+    along = "height" if axis.axis_name == "y" else "width"
+    cell = getattr(box, along) / n
+    extent = max(getattr(t.get_window_extent(), along) for t in labels)
+    return max(1, math.ceil(extent / cell - 1e-9))
 
 
 def blocked_keys(

@@ -1,0 +1,93 @@
+"""mha.plotting.core: the token labels of an attention map never run together."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import mha
+
+# Chapter 14's sentences: 16 letters (Figs 14.2, 14.3), 22 (Fig 14.4), and 32.
+LETTERS = {
+    16: list("fadebon" * 2 + "ch"),
+    22: list("gchijklm" + "fadebon" * 2),
+    32: list("gchijklm" + "fadebon" * 3 + "xyq"),
+}
+
+
+def causal_maps(n: int, gen) -> torch.Tensor:
+    scores = torch.randn(2, n, n, generator=gen)
+    return torch.softmax(scores.masked_fill(~mha.causal_mask(n).bool(), -torch.inf), -1)
+
+
+def layouts(fig) -> list:
+    return [fig, fig.phone] if hasattr(fig, "phone") else [fig]
+
+
+def label_boxes(fig) -> list[tuple[str, list]]:
+    """Each token axis of ``fig``'s panels (not the colour bar's): its name and
+    the boxes of the labels it draws, in pixels, in order along it."""
+    fig.draw_without_rendering()
+    found = []
+    for axes in fig.axes[:-1]:  # the last axes: the colour bar
+        for axis, along in ((axes.xaxis, 0), (axes.yaxis, 1)):
+            labels = [
+                t for t in axis.get_ticklabels() if t.get_visible() and t.get_text()
+            ]
+            boxes = sorted(
+                (t.get_window_extent() for t in labels), key=lambda b: b.p0[along]
+            )
+            found.append((axis.axis_name, along, boxes))
+    return found
+
+
+def overlapping(fig) -> list[tuple[str, int]]:
+    """(axis, how many pairs of neighbouring labels overlap) where any do."""
+    overlaps = []
+    for name, along, boxes in label_boxes(fig):
+        pairs = sum(
+            a.p1[along] > b.p0[along] + 0.01
+            for a, b in zip(boxes, boxes[1:], strict=False)
+        )
+        if pairs:
+            overlaps.append((name, pairs))
+    return overlaps
+
+
+@pytest.mark.parametrize("n", sorted(LETTERS))
+def test_token_labels_never_overlap_on_a_desk_or_a_phone(gen, n):
+    """Chapter 14's maps of 16 to 32 letters: on the phone's layout (16 and
+    more) and the desk's (22 and more) neighbouring letters' boxes overlapped,
+    every letter labelled; now every second (third) letter is labelled where
+    a letter is taller than its row."""
+    tokens = LETTERS[n]
+    fig = mha.display_attention(
+        tokens, tokens, causal_maps(n, gen), mask=mha.causal_mask(n), title="layer 2"
+    )
+    assert hasattr(fig, "phone")
+    for layout in layouts(fig):
+        assert overlapping(layout) == [], (n, layout.get_size_inches())
+        for _, _, boxes in label_boxes(layout):
+            assert len(boxes) >= n // 3 or not boxes  # thinned, not emptied
+
+
+@pytest.mark.parametrize("n", [3, 8, 12])
+def test_a_map_whose_labels_fit_keeps_every_label(gen, n):
+    tokens = [f"w{i}" for i in range(n)]
+    fig = mha.display_attention(
+        tokens, tokens, causal_maps(n, gen), mask=mha.causal_mask(n)
+    )
+    for layout in layouts(fig):
+        for name, _, boxes in label_boxes(layout):
+            assert len(boxes) in (0, n), name
+        assert overlapping(layout) == []
+
+
+def test_the_labels_kept_are_the_first_and_every_few_after(gen):
+    tokens = LETTERS[22]
+    fig = mha.display_attention(tokens, tokens, causal_maps(22, gen))
+    axis = fig.maps[0].axes.yaxis
+    kept = [t.get_text() for t in axis.get_ticklabels()]
+    every = int(axis.get_ticklocs()[1] - axis.get_ticklocs()[0])
+    assert every > 1
+    assert kept == tokens[::every]

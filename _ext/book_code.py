@@ -6,9 +6,12 @@ column; the browser may break it only where the text allows. This puts a
 break point (HTML ``<wbr>``, which copied text leaves out) after each dot,
 underscore, comma, slash and opening bracket of every word of 16 or more
 characters in inline code and in the API's signatures, rather than letting
-it break anywhere; shorter code with a space in it (``(8, 8)``) stays on one
-line. The page's table of contents (its contents panel, whose
-theme would otherwise break a long name anywhere,
+it break anywhere; in a table's cell also after the dots and underscores of
+shorter words (a phone's table is only as narrow as its longest unbreakable
+piece of code: ``to_nn_`` / ``attn_mask`` rather than ``to_nn_attn_mask``
+whole, or ``to_nn_att`` / ``n_mask``); shorter code with a space in it
+(``(8, 8)``) stays on one line. The page's table of contents (its contents
+panel, whose theme would otherwise break a long name anywhere,
 "F.multi_head_attention_fo|rward") gets them as soon as Sphinx has made it.
 """
 
@@ -21,6 +24,7 @@ from sphinx import addnodes
 
 LONG = 16  # characters of a word of code that may need to break
 BREAK = re.compile(r"(?<=[._,(/])(?=\w)")
+NAME_BREAK = re.compile(r"(?<=[._])(?=\w)")  # a shorter word's, in a table
 
 
 class break_point(nodes.Inline, nodes.Element):  # noqa: N801 (docutils' naming)
@@ -60,27 +64,41 @@ def add_break_points_in_contents(app, doctree) -> None:
 
 
 def add_break_points(app, doctree, docname) -> None:
-    """``doctree-resolved``: break points in the long words of inline code
-    (none added twice: a word already cut is short); inline code shorter than
+    """``doctree-resolved``: break points in the long words of inline code,
+    in a table's cells in every word's name (none added twice: a word
+    already cut has its break points at its ends); inline code shorter than
     a long word (``(8, 8)``, ``x[:, 0]``) marked ``unbroken``, which book.css
     keeps on one line (it fits any column)."""
     for code in doctree.findall(nodes.literal):
         if len(code.astext()) < LONG and " " in code.astext():
             code["classes"].append("unbroken")
     for code in list(doctree.findall(lambda node: isinstance(node, CODE))):
+        in_table = _in_table(code)
         for text in list(code.findall(nodes.Text)):
-            pieces = split(str(text))
+            pieces = split(str(text), in_table)
             if len(pieces) > 1:
                 text.parent.replace(text, pieces)
 
 
-def split(text: str) -> list[nodes.Node]:
+def _in_table(node: nodes.Node) -> bool:
+    while node is not None:
+        if isinstance(node, nodes.entry):
+            return True
+        node = node.parent
+    return False
+
+
+def split(text: str, in_table: bool = False) -> list[nodes.Node]:
     """``text`` as text nodes with a break point between the pieces of its
-    long words (one text node if it has none)."""
+    long words, and ``in_table`` of its shorter words' names (one text node
+    if it has none)."""
     pieces: list[nodes.Node] = []
     run = ""
     for word in re.split(r"(\s+)", text):
-        parts = BREAK.split(word) if len(word) >= LONG else [word]
+        if len(word) >= LONG:
+            parts = BREAK.split(word)
+        else:
+            parts = NAME_BREAK.split(word) if in_table else [word]
         run += parts[0]
         for part in parts[1:]:
             pieces += [nodes.Text(run), break_point()]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 import pytest
+from test_phone import NAMES_CUT_IN_TABLES
 
 from booktools.book import PAGES
 from booktools.pages import (
@@ -147,7 +148,8 @@ def test_page_renders_offline(open_page, page_path):
     laptop (wide tables, printouts and code scroll inside their own box, and
     every display formula fits a phone's column, and no line starts with the
     comma or bracket of an inline formula, and at 1280 px no heading's code,
-    nor the contents panel's, breaks inside a word); at 390 px no table, and on
+    nor the contents panel's, breaks inside a word); at 390 px no table (nor
+    any table's code cut inside a name: test_phone.py), and on
     the pages of Part 1 no printed output (at 1280 px neither), is wider
     than its column, so the numbers the prose quotes are all in view (a
     printed line wraps at its spaces, book.css, and at 360 and 390 px its
@@ -196,6 +198,8 @@ def test_page_renders_offline(open_page, page_path):
     assert found["tables"] == [], "tables wider than their box:\n" + "\n".join(
         map(str, found["tables"])
     )
+    cut = page.evaluate(NAMES_CUT_IN_TABLES)
+    assert cut == [], f"{COMMON_PHONE} px: code in a table cut inside a name: {cut}"
     resize(page, DESKTOP)
     assert overflow(page) == [], "\n".join(overflow(page))
     broken = page.evaluate(CODE_BROKEN_IN_A_WORD)

@@ -256,3 +256,54 @@ def test_a_heading_breaks_between_words_never_inside_a_name(open_page, width):
     broken = [(name, lines) for name, lines, _ in names if lines > 1]
     assert broken == [], f"names of code broken across lines: {broken}"
     assert not any(wide for *_, wide in names), names
+
+
+# Code in a table's cells cut inside a name: a line that starts right after a
+# letter or a digit of the same piece of code ("to_sd" / "pa_mask", "batc" /
+# "h", "(32, 1" / "0)"), where a break may come only at a space or after a dot
+# or an underscore (_ext/book_code.py's break points). Each: the code so far,
+# a bar where the line broke, and the page's width then.
+NAMES_CUT_IN_TABLES = """() => {
+    const cuts = [];
+    for (const code of document.querySelectorAll('.bd-article :is(td, th) code')) {
+        const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+        const range = document.createRange();
+        let before = '', top = null, text = '';
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            for (let i = 0; i < node.data.length; i++) {
+                const c = node.data[i];
+                text += c;
+                if (/\\s/.test(c)) { before = ' '; continue; }
+                range.setStart(node, i);
+                range.setEnd(node, i + 1);
+                const box = range.getBoundingClientRect();
+                if (box.height === 0) continue;  // not drawn
+                if (top !== null && box.top > top + box.height / 2
+                        && /[A-Za-z0-9]/.test(before))
+                    cuts.push(text.slice(0, -1) + '|' + c);
+                top = box.top;
+                before = c;
+            }
+        }
+    }
+    return cuts;
+}"""
+
+
+@pytest.mark.parametrize("width", [PHONE, COMMON_PHONE])
+def test_code_in_a_table_breaks_between_names_never_inside_one(open_page, width):
+    """On a phone the code in a table's cells (the glossary's, chapter 9's)
+    breaks at its spaces and after its dots and underscores, never inside a
+    name: the glossary's cells broke "batc" / "h", "(32, 1" / "0)", chapter
+    9's "to_sd" / "pa_mask" (book.css let code in a table break anywhere); at
+    390 px every such table fits its column (391-396 px when code broke after
+    dots and underscores only, without a smaller font and break points in
+    short names)."""
+    for path in (PAGES["tables"], PAGES["code headings"]):
+        page, _ = open_page(path, width=width)
+        assert page.locator(".bd-article table code").count() > 20, path
+        assert page.evaluate(NAMES_CUT_IN_TABLES) == [], (path, width)
+        if width == COMMON_PHONE:
+            tables = page.evaluate(TABLES)
+            wide = [t for t in tables if t["width"] > t["room"] + 1]
+            assert wide == [], (path, wide)

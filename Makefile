@@ -74,7 +74,13 @@ $(STAMP): requirements.txt constraints.txt pyproject.toml tools/pyproject.toml
 # time and the CPU time of every process it starts (the browsers' included)
 # in $$BOOK_TIMES when that is set (make test sets it).
 TIMED  = $(BIN)/python -m booktools.timed $@
-PYTEST := $(BIN)/python -m pytest -q -p no:cacheprovider
+# pytest rewrites the asserts of every test module (and conftest) it imports
+# and keeps the result in __pycache__, beside Python's own bytecode; where
+# PYTHONDONTWRITEBYTECODE is set it keeps nothing, and each of its processes
+# (every worker of every stage, every run) rewrites every module again. So
+# pytest runs without it: the rewritten modules are written once and read
+# from then on (until the module changes).
+PYTEST := env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -q -p no:cacheprovider
 # Under make test the unit tests and nbval run beside the site's build and
 # the browser tests, the longest chain of stages, at a lower priority: they
 # take what that chain leaves of the cores (a browser waiting on a late file)

@@ -12,6 +12,7 @@ from refusal import refuses, row_ids
 
 import mha
 from mha import plotting
+from mha.plotting.screens import COLUMN_WIDTH, PHONE_WIDTH
 
 
 @pytest.fixture(scope="module")
@@ -56,16 +57,18 @@ def labels_under_the_star(fig) -> list[str]:
 @pytest.mark.parametrize("head", range(4))
 def test_weighted_values_labels_are_apart_and_off_the_star(example, head):
     """For every query of the head (sentence 0), in the desk's and the phone's
-    layout: the figure fits, no word's label covers another's or the star."""
+    layout: the figure fits, no word's label covers another's or the star.
+    Each layout is drawn with its width given, as the figure function draws
+    it for ``weighted_values_figure(...)`` and its ``phone`` (the function's
+    own check that the desk's text needs a phone layout would lay the desk out
+    once more; that it gives one: the test below)."""
     ex, probs, V, _ = example
     for query in range(6):
-        desk = plotting.weighted_values_figure(
-            probs[0, head, query], V[0, head], ex.tokens[0], "q"
-        )
+        args = (probs[0, head, query], V[0, head], ex.tokens[0], "q")
+        desk = plotting.weighted_values_figure(*args, width=COLUMN_WIDTH)
+        desk.phone = plotting.weighted_values_figure(*args, width=PHONE_WIDTH)
         fits_the_column(desk)  # also lays each layout out
-        for fig in (desk, getattr(desk, "phone", None)):
-            if fig is None:
-                continue
+        for fig in (desk, desk.phone):
             where = (head, query, tuple(fig.get_size_inches()))
             assert labels_under_the_star(fig) == [], where
             boxes = [label.get_window_extent() for label in fig.axes[1].texts]
@@ -79,6 +82,10 @@ def test_weighted_values_figure_uses_the_books_axis_names(example):
     fig = plotting.weighted_values_figure(probs[0, 0, 2], V[0, 0], ex.tokens[0], "what")
     assert fig.axes[0].get_ylabel() == "key (attended to)"
     assert fig.axes[0].get_xlabel().startswith("attention probability")
+    # Its text too small in a phone's column, it carries the phone's layout
+    # (drawn as the test above draws it).
+    assert fig.get_size_inches()[0] == COLUMN_WIDTH
+    assert fig.phone.get_size_inches()[0] == PHONE_WIDTH
 
 
 def test_head_contributions_figure_draws_a_row_per_head_and_their_sum(example):

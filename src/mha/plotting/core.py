@@ -44,10 +44,10 @@ class AttentionFigure(BookFigure):
     def label(self, query_tokens: Sequence[str], key_tokens: Sequence[str]) -> list:
         """Token labels on the panels: the panels share their tokens, so queries
         label the left column and keys the bottom row only (fewer tick labels
-        also make the figure much faster to draw). Where a label is taller
-        than its row (or a key's, turned upright, wider than its column), as
-        with chapter 14's 16 to 32 letters, every second (third, ...) token is
-        labelled, so that none run together. Returns the axes (x or y,
+        also make the figure much faster to draw). Where a label's font is
+        taller than its row (a key's, turned upright, wider than its column),
+        as with chapter 14's 16 to 32 letters on a phone, every second (third,
+        ...) token is labelled, so that none run together. Returns the axes (x or y,
         ``matplotlib.axis.Axis``) that carry labels."""
         n_rows = -(-len(self.maps) // self.n_cols)
         labelled = []
@@ -68,17 +68,17 @@ class AttentionFigure(BookFigure):
 
 def label_every(axis, n: int) -> int:
     """Every how many of its ``n`` ticks ``axis`` (a panel's x or y axis, one
-    tick per cell, labels set) can carry a label without two labels' boxes
-    overlapping: the tallest label (x: the widest, its labels turned upright)
-    against the distance between cells, in pixels."""
+    tick per cell, labels set) can carry a label without two labels running
+    together: a label is one em tall (its font size; a word turned upright
+    on the x axis one em wide), and neighbouring labels' centres must be an
+    em apart or more (the explorer's rule)."""
     labels = [t for t in axis.get_ticklabels() if t.get_text()]
     if n < 2 or not labels:
         return 1
     box = axis.axes.get_window_extent()
-    along = "height" if axis.axis_name == "y" else "width"
-    cell = getattr(box, along) / n
-    extent = max(getattr(t.get_window_extent(), along) for t in labels)
-    return max(1, math.ceil(extent / cell - 1e-9))
+    cell = (box.height if axis.axis_name == "y" else box.width) / n  # pixels
+    em = max(t.get_fontsize() for t in labels) * axis.figure.dpi / 72
+    return max(1, math.ceil(em / cell - 1e-9))
 
 
 def blocked_keys(

@@ -12,25 +12,47 @@ import pytest
 HEAVY = ("matplotlib", "PIL", "ipywidgets", "IPython")
 
 
-def loaded_after(code: str) -> set[str]:
-    """The HEAVY modules loaded in a fresh Python after running ``code``."""
-    probe = (
-        f"{code}\nimport sys\nprint(' '.join(m for m in {HEAVY!r} if m in sys.modules))"
-    )
+# Each snippet in a fresh copy of one Python that has imported torch alone
+# (a fork: torch is imported once for all of them, and loads none of HEAVY,
+# which the parent checks first): what a fresh Python loads beyond torch.
+PROBE = """
+import os, sys, torch
+HEAVY = {heavy!r}
+print(' '.join(m for m in HEAVY if m in sys.modules), flush=True)
+for code in {codes!r}:
+    pid = os.fork()
+    if pid == 0:
+        exec(code, {{}})
+        print(' '.join(m for m in HEAVY if m in sys.modules), flush=True)
+        os._exit(0)
+    os.waitpid(pid, 0)
+"""
+
+
+def loaded_after(*codes: str) -> list[set[str]]:
+    """For each snippet of ``codes``, the HEAVY modules loaded in a fresh
+    Python after running it."""
     out = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
-    ).stdout
-    return set(out.split())
-
-
-def test_import_mha_loads_no_figure_or_widget_library():
-    assert loaded_after("import mha; mha.MultiHeadAttention(8, 2)") == set()
+        [sys.executable, "-c", PROBE.format(heavy=HEAVY, codes=codes)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split("\n")
+    assert out[0] == "", f"import torch alone loads {out[0]}"
+    assert len(out) == len(codes) + 2, out  # a line each, and the last line's end
+    return [set(line.split()) for line in out[1:-1]]
 
 
 @pytest.mark.slow
-def test_the_figures_load_when_first_used():
-    assert "matplotlib" in loaded_after("import mha; mha.display_attention")
-    assert "matplotlib" in loaded_after("import mha; mha.plotting.CMAP")
+def test_import_mha_loads_no_figure_or_widget_library_until_a_figure_is_used():
+    alone, display, plotting = loaded_after(
+        "import mha; mha.MultiHeadAttention(8, 2)",
+        "import mha; mha.display_attention",
+        "import mha; mha.plotting.CMAP",
+    )
+    assert alone == set()
+    assert "matplotlib" in display
+    assert "matplotlib" in plotting
 
 
 def test_the_lazy_names_are_the_submodules_own():

@@ -73,20 +73,21 @@ def pytest_generate_tests(metafunc):
         metafunc.parametrize("explorer_page_path", book.explorer_pages())
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def site_dir():
     return book.SITE
 
 
-# Modules that open one page (or count the built pages) once for all their
-# tests, in a module-scoped fixture: `make browser` (--dist loadscope) sends
-# each one's tests to one worker together, so that work is done once, not
-# once per worker that gets one of its tests; every other test is handed out
+# Modules that open one page (or count the built pages, or parse the API
+# page) once for all their tests, in a module-scoped fixture: `make browser`
+# (--dist loadscope) sends each one's tests to one worker together, so that
+# work is done once, not once per worker that gets one of its tests; every other test is handed out
 # on its own as a worker frees up, in the order collected (the longest first,
 # tests/conftest.py). (pytest-xdist's xdist_group mark would say this on the
 # tests, but under pytest 9 it groups nothing: it renames a test's node id
 # through an attribute pytest no longer reads.)
 ONE_WORKER = (
+    "test_api_page.py",
     "test_book_length.py",
     "test_explorer_input.py",
     "test_explorer_numbers.py",

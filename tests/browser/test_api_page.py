@@ -4,6 +4,7 @@ is documented there, and nothing on it names the machine that built it."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
 import inspect
 import pkgutil
@@ -17,8 +18,9 @@ from booktools.book import PAGES
 pytestmark = pytest.mark.browser
 
 
+@functools.cache
 def modules() -> list:
-    """Every public module of mha, subpackages' modules included."""
+    """Every public module of mha, subpackages' modules included (walked once)."""
     found = [mha]
     for info in pkgutil.walk_packages(mha.__path__, prefix="mha."):
         if not any(part.startswith("_") for part in info.name.split(".")):
@@ -44,10 +46,20 @@ def api_ids(site_dir) -> set[str]:
     )
 
 
+@pytest.fixture(scope="module")
+def api_page(site_dir):
+    """The API page parsed as HTML, once for the module's tests (which only
+    read it; they go to one worker together: tests/browser/conftest.py)."""
+    from bs4 import BeautifulSoup
+
+    return BeautifulSoup((site_dir / PAGES["api"]).read_text(), "html.parser")
+
+
 def test_every_public_name_has_an_entry(site_dir):
     names = public_names()
     assert "mha.training.loop.fit" in names  # the walk reaches the subpackages
-    missing = [name for name in names if name not in api_ids(site_dir)]
+    ids = api_ids(site_dir)
+    missing = [name for name in names if name not in ids]
     assert missing == []
 
 
@@ -79,15 +91,13 @@ def test_no_signature_shows_a_path_of_the_build_machine(site_dir):
     assert root not in text
 
 
-def test_a_callable_constant_is_documented_as_a_constant(site_dir):
+def test_a_callable_constant_is_documented_as_a_constant(api_page):
     """GRAMMAR, a Grammar object (callable), is an entry of data with no
     field at all: no parameters and no return type (Sphinx's autodoc gave it
     those of Grammar.__call__ until _ext/book_api.py), and no type made of
     its comment's first words (napoleon reads "text: more" as "type:
     description")."""
-    from bs4 import BeautifulSoup
-
-    page = BeautifulSoup((site_dir / "book" / "api.html").read_text(), "html.parser")
+    page = api_page
     for name in ("GRAMMAR", "FRONTED_GRAMMAR"):
         entry = page.find(id=f"mha.training.agreement.{name}").find_parent("dl")
         assert "py" in entry["class"] and "data" in entry["class"], entry["class"]
@@ -97,15 +107,13 @@ def test_a_callable_constant_is_documented_as_a_constant(site_dir):
         assert fields == [], fields
 
 
-def test_every_entry_lists_its_parameters_once(site_dir):
+def test_every_entry_lists_its_parameters_once(api_page):
     """No entry has two lists of parameters, nor two return types: Sphinx adds
     the signature's types to each field list of an entry, and napoleon's
     Shape section parts an entry's fields in two (MultiHeadAttention listed
     its parameters a second time, with their types alone, until
     _ext/book_api.py)."""
-    from bs4 import BeautifulSoup
-
-    page = BeautifulSoup((site_dir / "book" / "api.html").read_text(), "html.parser")
+    page = api_page
     entries = page.select("dl.py")
     assert len(entries) > 100  # the whole package's entries were read
     twice = []
@@ -122,14 +130,12 @@ def test_every_entry_lists_its_parameters_once(site_dir):
     assert twice == []
 
 
-def test_every_entry_s_fields_read_parameters_returns_raises(site_dir):
+def test_every_entry_s_fields_read_parameters_returns_raises(api_page):
     """Parameters, then what is returned, then what is raised, in every entry
     (the signature's types went after a docstring's own Raises: tokenize,
     causal_mask and six more read Raises first, until _ext/book_api.py)."""
-    from bs4 import BeautifulSoup
-
     place = {"Parameters": 0, "Returns": 1, "Return type": 1, "Raises": 2}
-    page = BeautifulSoup((site_dir / "book" / "api.html").read_text(), "html.parser")
+    page = api_page
     out_of_order = []
     for entry in page.select("dl.py"):
         (body,) = entry.find_all("dd", recursive=False)
@@ -153,13 +159,11 @@ def test_no_entry_names_a_private_module(site_dir):
     assert private == [], private
 
 
-def test_no_class_lists_a_name_as_parameter_and_as_attribute(site_dir):
+def test_no_class_lists_a_name_as_parameter_and_as_attribute(api_page):
     """A dataclass's fields are listed once: as its attributes, with their
     descriptions (RunningExample, both Readings and Task listed them also as
     parameters, with their types alone, until _ext/book_api.py)."""
-    from bs4 import BeautifulSoup
-
-    page = BeautifulSoup((site_dir / "book" / "api.html").read_text(), "html.parser")
+    page = api_page
     twice, dataclasses_seen = [], 0
     for entry in page.select("dl.py.class"):
         module, _, name = entry.dt.get("id").rpartition(".")
@@ -184,18 +188,14 @@ def test_no_class_lists_a_name_as_parameter_and_as_attribute(site_dir):
     assert twice == []
 
 
-def test_the_sample_axe_checks_has_every_style_of_the_page(site_dir):
+def test_the_sample_axe_checks_has_every_style_of_the_page(api_page):
     """The sections of the API page that axe checks (``API_SAMPLE``) hold
     every kind of element, with its classes, that the page's text has (code
     blocks aside, checked on their own), so a colour the page gives text is
     in what axe sees."""
-    from bs4 import BeautifulSoup
-
     from booktools.pages import API_SAMPLE
 
-    article = BeautifulSoup(
-        (site_dir / PAGES["api"]).read_text(), "html.parser"
-    ).select_one("article")
+    article = api_page.select_one("article")
 
     def kinds(element) -> set:
         return {

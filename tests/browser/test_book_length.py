@@ -18,6 +18,13 @@ def counts() -> dict[str, dict[str, int]]:
     return wordcount.counts(SITE, TOC)
 
 
+@pytest.fixture(scope="module")
+def core_path() -> dict[str, dict[str, int]]:
+    """What a reader of the core path sees, page by page (read once for the
+    module's tests)."""
+    return wordcount.core_path(SITE, TOC)
+
+
 def test_every_page_is_counted(counts):
     counted = {page for pages in counts.values() for page in pages}
     assert counted == {
@@ -51,10 +58,10 @@ def test_the_count_is_of_prose_only():
     assert wordcount.words(page, generated=True) == 3
 
 
-def test_the_core_path_keeps_to_its_reading_time():
+def test_the_core_path_keeps_to_its_reading_time(core_path):
     """The intro and Part 1 within wordcount.BUDGET minutes, by the fixed
     model of a reader (wordcount.READING)."""
-    pages = wordcount.core_path(SITE, TOC)
+    pages = core_path
     assert "book/intro" in pages and len(pages) > 1, "the core path was not built"
     per_page = {page: round(wordcount.minutes(seen), 1) for page, seen in pages.items()}
     total = sum(wordcount.minutes(seen) for seen in pages.values())
@@ -115,12 +122,11 @@ def test_the_reading_time_counts_what_a_reader_sees():
     assert abs(wordcount.minutes(no_exercise) - (expected - 3)) < 1e-9
 
 
-def test_the_intro_promises_the_measured_reading_time():
+def test_the_intro_promises_the_measured_reading_time(core_path):
     """The intro states the core path's minutes; they are the measured ones,
     to the nearest five (the figure a reader is told is the one computed)."""
     intro = (ROOT / "book" / "intro.md").read_text(encoding="utf-8")
     found = re.search(r"take about (\d+) minutes", intro)
     assert found, "the intro no longer says how long the core path takes"
-    pages = wordcount.core_path(SITE, TOC)
-    total = sum(wordcount.minutes(seen) for seen in pages.values())
+    total = sum(wordcount.minutes(seen) for seen in core_path.values())
     assert int(found.group(1)) == 5 * round(total / 5), f"measured {total:.1f}"

@@ -79,6 +79,28 @@ def test_long_code_breaks_after_its_dots_and_underscores():
     assert len(short.children) == 1  # short code is left whole
 
 
+def test_code_in_a_table_cell_breaks_after_every_dot_and_underscore():
+    doctree = publish_doctree(
+        "Pass ``to_nn_attn_mask`` here.\n\n"
+        "====================  ===\n"
+        "``to_nn_attn_mask``   ``x.y``\n"
+        "====================  ===\n"
+    )
+    book_code.add_break_points(None, doctree, "page")
+    prose, cell, short = doctree.findall(nodes.literal)
+
+    def shown(code):
+        return "".join(
+            "|" if isinstance(child, book_code.break_point) else child.astext()
+            for child in code.children
+        )
+
+    assert shown(prose) == "to_nn_attn_mask"  # shorter than a long word: whole
+    assert shown(cell) == "to_|nn_|attn_|mask"  # in a table: after each "_"
+    assert shown(short) == "x.|y"
+    assert cell.astext() == "to_nn_attn_mask"  # copied text has no break in it
+
+
 def test_short_code_with_a_space_is_kept_on_one_line():
     doctree = publish_doctree("Shape ``(8, 8)``, ``x.y`` and ``f(a, b, c, d, e, f)``.")
     book_code.add_break_points(None, doctree, "page")

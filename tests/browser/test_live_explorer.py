@@ -137,14 +137,6 @@ def test_live_explorer_follows_every_control(browser, tmp_path):
         errors = []
         page.on("pageerror", lambda error: errors.append(str(error)))
 
-        # Before its cell runs, the stored explorer shows its first picture and a note.
-        open_notebook(page, base, token, PLAYGROUND.name, wait_for_kernel=False)
-        cell = page.locator(".jp-Cell", has_text="mha.attention_explorer(").first
-        cell.scroll_into_view_if_needed()
-        output = cell.locator(".jp-OutputArea")
-        assert "Run this cell" in output.inner_text()
-        assert output.locator(".mha-fallback img").evaluate("i => i.naturalWidth") > 0
-
         open_notebook(page, base, token, "explorer.ipynb")
         run_all(page)
         live = LiveExplorer(page)
@@ -197,18 +189,40 @@ def test_live_explorer_follows_every_control(browser, tmp_path):
         check_own_ids(page, explorers=2, shown=2)
         # Another notebook run in the same page (as a second chapter would be; on
         # the same kernel, which saves starting one).
-        page.evaluate(
-            """() => {
-                const app = window.jupyterapp;
-                const id = app.shell.currentWidget.sessionContext.session.kernel.id;
-                return app.commands.execute(
-                    'docmanager:open', {path: 'another.ipynb', kernel: {id}});
-            }"""
-        )
+        open_on_the_same_kernel(page, "another.ipynb")
         notebook_shown(page).locator(".jp-Cell", has_text=SECOND).wait_for()
         page.get_by_text("| Idle").first.wait_for(timeout=60_000)
         run_all(page)
         LiveExplorer(page)  # drawn
         check_own_ids(page, explorers=3, shown=1)
+        # The chapter, its cell not run (opened in the same page, on the same
+        # kernel: no second load of JupyterLab, no kernel of its own): the
+        # stored explorer shows its first picture and a note.
+        open_on_the_same_kernel(page, PLAYGROUND.name)
+        shown_now = notebook_shown(page)
+        cell = shown_now.locator(".jp-Cell", has_text="mha.attention_explorer(").first
+        cell.scroll_into_view_if_needed()
+        output = cell.locator(".jp-OutputArea")
+        output.locator(".mha-fallback img").wait_for()
+        assert "Run this cell" in output.inner_text()
+        assert output.locator(".mha-fallback img").evaluate("i => i.naturalWidth") > 0
         assert errors == []
         context.close()
+
+
+def open_on_the_same_kernel(page, name: str) -> None:
+    """Open notebook ``name`` in the JupyterLab shown, on the kernel of the
+    notebook shown (as File → Open, then choosing that kernel), and wait
+    until it is the notebook shown."""
+    page.evaluate(
+        """name => {
+            const app = window.jupyterapp;
+            const id = app.shell.currentWidget.sessionContext.session.kernel.id;
+            return app.commands.execute('docmanager:open', {path: name, kernel: {id}});
+        }""",
+        name,
+    )
+    page.wait_for_function(
+        "name => window.jupyterapp.shell.currentWidget?.context?.path === name",
+        arg=name,
+    )

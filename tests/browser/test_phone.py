@@ -237,6 +237,36 @@ def test_a_table_keeps_its_rows_on_a_phone(open_page, width):
                 assert table["fixed"] == "sticky", (path, table)
 
 
+# Each row of a wide table: the colour its first cell shows and the colour its
+# second shows (a cell's own background, else its row's, and so on up).
+ROW_COLOURS = """() => {
+    const shown = el => {
+        for (; el; el = el.parentElement) {
+            const colour = getComputedStyle(el).backgroundColor;
+            if (!/rgba\\(.*, 0\\)$|transparent/.test(colour)) return colour;
+        }
+        return null;
+    };
+    return [...document.querySelectorAll('.bd-article table.mha-wide tr')]
+        .filter(row => row.children.length > 1)
+        .map(row => [row.textContent.trim().slice(0, 30),
+                     shown(row.children[0]), shown(row.children[1])]);
+}"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_table_s_fixed_first_column_keeps_its_rows_colours(open_page, scheme):
+    """On a phone a wide table's first column stays in place as the rest
+    scrolls (test_a_table_keeps_its_rows_on_a_phone); each of its cells
+    shows its row's stripe or the heading's colour, not the page's (in dark
+    mode the column was a black band beside grey rows)."""
+    page, _ = open_page(PAGES["tables"], width=COMMON_PHONE, color_scheme=scheme)
+    rows = page.evaluate(ROW_COLOURS)
+    assert len(rows) > 5
+    for text, first, second in rows:
+        assert first == second, (scheme, text, first, second)
+
+
 # Each name of code in a heading, on how many lines it is drawn, and whether
 # its heading is wider than the column.
 HEADING_NAMES = """() => [...document.querySelectorAll(

@@ -15,6 +15,7 @@ residual stream and no causal mask (random weights)."""
 
 from __future__ import annotations
 
+import base64
 import json
 import random
 
@@ -88,15 +89,26 @@ def explorers() -> dict[str, object]:
     }
 
 
+BLANK_PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
+)
+
+
 @pytest.fixture(scope="module")
 def page_of_explorers(browser, tmp_path_factory):
     """One page holding every explorer, as a notebook shows them (each output's
     HTML), opened from the file system."""
     found = explorers()
-    body = "".join(
-        f'<section data-name="{name}">{e._repr_mimebundle_()["text/html"]}</section>'
-        for name, e in found.items()
-    )
+    # Each explorer's first picture (matplotlib's PNG, shown until the page's
+    # script draws) a blank pixel: none of these tests looks at it, and
+    # drawing the eight of them took seconds of CPU.
+    with pytest.MonkeyPatch.context() as patch:
+        for e in found.values():
+            patch.setattr(e, "picture", lambda: BLANK_PNG)
+        body = "".join(
+            f'<section data-name="{name}">{e._repr_mimebundle_()["text/html"]}</section>'
+            for name, e in found.items()
+        )
     path = tmp_path_factory.mktemp("explorers") / "explorers.html"
     path.write_text(
         f'<!doctype html><html lang="en"><meta charset="utf-8"><title>explorers</title>'

@@ -3,18 +3,26 @@ reference every equivalence test compares with, two Transformer blocks. (What
 the plotting tests share is in ``figures.py``; the test of bad input each
 module parametrizes over its ``BAD_INPUT`` table is in ``refusal.py``.)"""
 
+from __future__ import annotations
+
 import json
 import os
 import sys
 import tempfile
+from typing import TYPE_CHECKING
 
 import pytest
-import torch
-import torch.nn.functional as F
-from torch import nn
 
-import mha
 from booktools import book
+
+if TYPE_CHECKING:
+    import torch
+    from torch import nn
+
+    import mha
+
+# torch and mha are imported where a fixture uses them, not here: pytest-xdist's
+# controller imports this module too (for its hooks), and runs no test.
 
 # Before anything imports matplotlib (``import mha`` does not: it loads its
 # figures when first used), so no test needs a display.
@@ -26,30 +34,38 @@ os.environ.setdefault(
     os.path.join(tempfile.gettempdir(), "mha-tests-hypothesis"),
 )
 
-# `make unit` runs two workers on two cores: one thread each, no oversubscription.
-torch.set_num_threads(1)
-
 
 @pytest.fixture(autouse=True)
 def _seed_torch():
-    """Every test starts from the same global RNG state, whatever ran before it."""
+    """Every test starts from the same global RNG state, whatever ran before it;
+    one thread (`make unit` runs two workers on two cores: one thread each, no
+    oversubscription)."""
+    import torch
+
+    torch.set_num_threads(1)
     torch.manual_seed(1234)
 
 
 @pytest.fixture
 def gen() -> torch.Generator:
     """A private, seeded generator for random inputs."""
+    import torch
+
     return torch.Generator().manual_seed(1234)
 
 
 # --- a layer, and PyTorch's answer for it -----------------------------------------
 
 
-def _make_layer(
-    d_model, n_heads, dtype=torch.float32, seed=0
-) -> mha.MultiHeadAttention:
+def _make_layer(d_model, n_heads, dtype=None, seed=0) -> mha.MultiHeadAttention:
     """A seeded layer in eval mode (dropout 0.1, so eval mode matters) with
-    non-zero biases everywhere, so that a bias copied to the wrong place shows."""
+    non-zero biases everywhere, so that a bias copied to the wrong place shows
+    (``dtype``: float32 unless given)."""
+    import torch
+
+    import mha
+
+    dtype = torch.float32 if dtype is None else dtype
     torch.manual_seed(seed)
     layer = mha.MultiHeadAttention(d_model, n_heads, dropout=0.1, dtype=dtype).eval()
     with torch.no_grad():
@@ -61,6 +77,9 @@ def _make_layer(
 def _torch_copy(layer, batch_first=True) -> nn.MultiheadAttention:
     """``nn.MultiheadAttention`` holding ``layer``'s weights, packed here by hand
     (not with ``mha.to_torch``, so that a converter bug cannot hide)."""
+    import torch
+    from torch import nn
+
     weight = layer.Wq.weight
     copy = nn.MultiheadAttention(
         layer.d_model, layer.n_heads, batch_first=batch_first, dtype=weight.dtype
@@ -90,6 +109,9 @@ def _reference(layer, query, key, value, mask=None, api="module", **torch_masks)
     - ``"sdpa"``: ``F.scaled_dot_product_attention`` on Q, K, V projected and
       split by hand (its weights: attending over an identity "value").
     """
+    import torch
+    import torch.nn.functional as F
+
     batch, q_len, d_model = query.shape
     k_len, n_heads = key.size(1), layer.n_heads
     shape = (batch, n_heads, q_len, k_len)
@@ -165,6 +187,10 @@ def reference():
 @pytest.fixture
 def encoder() -> mha.block.EncoderBlock:
     """A seeded encoder block (d_model 8, 4 heads, d_ff 32), float64, eval mode."""
+    import torch
+
+    import mha
+
     torch.manual_seed(0)
     return mha.block.EncoderBlock(8, 4, 32, dtype=torch.float64).eval()
 
@@ -172,6 +198,10 @@ def encoder() -> mha.block.EncoderBlock:
 @pytest.fixture
 def decoder() -> mha.block.DecoderBlock:
     """A seeded decoder block (d_model 8, 4 heads, d_ff 32), float64, eval mode."""
+    import torch
+
+    import mha
+
     torch.manual_seed(1)
     return mha.block.DecoderBlock(8, 4, 32, dtype=torch.float64).eval()
 
@@ -180,6 +210,7 @@ def decoder() -> mha.block.DecoderBlock:
 def sequences(gen):
     """``sequences(length=6, batch=3)``: random float64 tokens ``(batch, length, 8)``
     for the blocks, drawn from the test's generator."""
+    import torch
 
     def draw(length: int = 6, batch: int = 3) -> torch.Tensor:
         return torch.randn(batch, length, 8, generator=gen, dtype=torch.float64)

@@ -9,7 +9,8 @@ characters in inline code and in the API's signatures, rather than letting
 it break anywhere; in a table's cell also after the dots and underscores of
 shorter words (a phone's table is only as narrow as its longest unbreakable
 piece of code: ``to_nn_`` / ``attn_mask`` rather than ``to_nn_attn_mask``
-whole, or ``to_nn_att`` / ``n_mask``); shorter code with a space in it
+whole, or ``to_nn_att`` / ``n_mask``; names of up to ten characters, such as
+``d_model``, stay whole); shorter code with a space in it
 (``(8, 8)``) stays on one line. The page's table of contents (its contents
 panel, whose theme would otherwise break a long name anywhere,
 "F.multi_head_attention_fo|rward") gets them as soon as Sphinx has made it.
@@ -23,6 +24,7 @@ from docutils import nodes
 from sphinx import addnodes
 
 LONG = 16  # characters of a word of code that may need to break
+SHORT = 10  # a name this long or shorter stays whole, even in a table
 BREAK = re.compile(r"(?<=[._,(/])(?=\w)")
 NAME_BREAK = re.compile(r"(?<=[._])(?=\w)")  # a shorter word's, in a table
 
@@ -90,15 +92,16 @@ def _in_table(node: nodes.Node) -> bool:
 
 def split(text: str, in_table: bool = False) -> list[nodes.Node]:
     """``text`` as text nodes with a break point between the pieces of its
-    long words, and ``in_table`` of its shorter words' names (one text node
-    if it has none)."""
+    long words, and ``in_table`` of its shorter words' names longer than
+    :data:`SHORT` (``d_model`` stays whole: it is what a row defines; one
+    text node if it has none)."""
     pieces: list[nodes.Node] = []
     run = ""
     for word in re.split(r"(\s+)", text):
         if len(word) >= LONG:
             parts = BREAK.split(word)
         else:
-            parts = NAME_BREAK.split(word) if in_table else [word]
+            parts = NAME_BREAK.split(word) if in_table and len(word) > SHORT else [word]
         run += parts[0]
         for part in parts[1:]:
             pieces += [nodes.Text(run), break_point()]

@@ -79,12 +79,12 @@ def test_long_code_breaks_after_its_dots_and_underscores():
     assert len(short.children) == 1  # short code is left whole
 
 
-def test_code_in_a_table_cell_breaks_after_every_dot_and_underscore():
+def test_code_in_a_table_cell_breaks_after_the_dots_and_underscores_of_a_name():
     doctree = publish_doctree(
         "Pass ``to_nn_attn_mask`` here.\n\n"
-        "====================  ===\n"
-        "``to_nn_attn_mask``   ``x.y``\n"
-        "====================  ===\n"
+        "====================  ===========\n"
+        "``to_nn_attn_mask``   ``d_model``\n"
+        "====================  ===========\n"
     )
     book_code.add_break_points(None, doctree, "page")
     prose, cell, short = doctree.findall(nodes.literal)
@@ -97,7 +97,7 @@ def test_code_in_a_table_cell_breaks_after_every_dot_and_underscore():
 
     assert shown(prose) == "to_nn_attn_mask"  # shorter than a long word: whole
     assert shown(cell) == "to_|nn_|attn_|mask"  # in a table: after each "_"
-    assert shown(short) == "x.|y"
+    assert shown(short) == "d_model"  # a short name a row defines stays whole
     assert cell.astext() == "to_nn_attn_mask"  # copied text has no break in it
 
 

@@ -98,3 +98,17 @@ def test_the_labels_kept_are_the_first_and_every_few_after(gen):
     every = int(axis.get_ticklocs()[1] - axis.get_ticklocs()[0])
     assert every > 1
     assert kept == tokens[::every]
+
+
+def test_thinned_labels_name_the_words_that_occur_once(gen):
+    """Where every second word is labelled, the labels fall on the words that
+    occur once (chapter 13's nouns), not on the repeated "near" and "the";
+    with nothing to choose between, labelling starts at the first token."""
+    words = "near the dusty boxes near the heavy chairs behind the dusty lamps the cabinet be"
+    tokens = words.split()
+    assert mha.plotting.core.thinned_start(tokens, 2) == 1
+    assert mha.plotting.core.thinned_start(LETTERS[16], 2) == 0
+    fig = mha.display_attention(tokens, tokens, causal_maps(len(tokens), gen))
+    shown = {t.get_text() for t in fig.phone.axes[0].get_yticklabels() if t.get_text()}
+    assert {"boxes", "chairs", "lamps", "cabinet"} <= shown
+    assert "near" not in shown  # thinned: every second word

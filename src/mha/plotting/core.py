@@ -47,7 +47,8 @@ class AttentionFigure(BookFigure):
         also make the figure much faster to draw). Where a label's font is
         taller than its row (a key's, turned upright, wider than its column),
         as with chapter 14's 16 to 32 letters on a phone, every second (third,
-        ...) token is labelled, so that none run together. Returns the axes (x or y,
+        ...) token is labelled, so that none run together, starting where the
+        most labels name a token that occurs once (:func:`thinned_start`). Returns the axes (x or y,
         ``matplotlib.axis.Axis``) that carry labels."""
         n_rows = -(-len(self.maps) // self.n_cols)
         labelled = []
@@ -61,9 +62,18 @@ class AttentionFigure(BookFigure):
                              for a in labelled):  # fmt: skip
             every = label_every(axis, len(tokens))
             if every > 1:
-                kept = range(0, len(tokens), every)
+                kept = range(thinned_start(tokens, every), len(tokens), every)
                 axis.set_ticks(list(kept), labels=[tokens[i] for i in kept])
         return labelled
+
+
+def thinned_start(tokens: Sequence[str], every: int) -> int:
+    """Where to start labelling every ``every``-th of ``tokens``: at the start
+    whose labels name the most tokens that occur once in the sentence (a
+    repeated word, such as *the*, tells a reader less than the noun beside
+    it), the first such start on a tie."""
+    once = [list(tokens).count(token) == 1 for token in tokens]
+    return max(range(every), key=lambda start: (sum(once[start::every]), -start))
 
 
 def label_every(axis, n: int) -> int:

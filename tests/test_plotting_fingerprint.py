@@ -18,9 +18,9 @@ QUERIES = ["the", "cat", "sat"]
 KEYS = ["a", "dog", "ran", "off"]
 
 
-@pytest.fixture
-def figure(gen):
+def the_figure():
     """``figure(**changes)``: the same attention figure, with some arguments changed."""
+    gen = torch.Generator().manual_seed(1234)
     attention = torch.softmax(torch.randn(4, 3, 4, generator=gen), dim=-1)
 
     def make(
@@ -33,6 +33,27 @@ def figure(gen):
 
     make.attention = attention
     return make
+
+
+@pytest.fixture
+def figure():
+    return the_figure()
+
+
+@pytest.fixture(scope="module")
+def fingerprints() -> dict[str, str]:
+    """The fingerprints that several tests compare, of the figure and of three
+    changes of it, each drawn once for the module's tests (each test that
+    needs a figure of its own, to draw or to render, makes it)."""
+    figure = the_figure()
+    return {
+        "the figure": repr(figure()),
+        "another title": repr(figure(title="sentence 1")),
+        "another token label": repr(figure(tokens=["the", "dog", "sat"])),
+        "one value changed by 0.05": repr(
+            figure(attention=changed(figure.attention, 0.05))
+        ),
+    }
 
 
 def changed(attention, delta):
@@ -54,17 +75,13 @@ def diff(before: str, after: str) -> list[str]:
 
 
 @pytest.mark.slow
-def test_what_a_figure_draws_changes_its_fingerprint(figure):
-    base = repr(figure())
+def test_what_a_figure_draws_changes_its_fingerprint(figure, fingerprints):
+    base = fingerprints["the figure"]
     assert base == plotting.fingerprint(figure())  # a repeatable function of the figure
-    others = {
-        "another head count": figure(n_heads=2),
-        "one value changed by 0.05": figure(attention=changed(figure.attention, 0.05)),
-        "another title": figure(title="sentence 1"),
-        "another token label": figure(tokens=["the", "dog", "sat"]),
-    }
-    for what, fig in others.items():
-        assert repr(fig) != base, what
+    others = {"another head count": repr(figure(n_heads=2)), **fingerprints}
+    del others["the figure"]
+    for what, text in others.items():
+        assert text != base, what
     # Without printed values (as in the explorer) the image alone shows the change.
     unprinted = repr(figure(annotate=False))
     assert (
@@ -89,9 +106,10 @@ def test_what_a_figure_draws_changes_its_fingerprint(figure):
     assert repr(plotting.training_curve([v * (1 + 1e-9) for v in losses])) == curve
 
 
-def test_pixel_differences_alone_keep_the_fingerprint(figure):
+def test_pixel_differences_alone_keep_the_fingerprint(figure, fingerprints):
     base = figure()
-    fingerprint = repr(base)
+    fingerprint = fingerprints["the figure"]
+    assert repr(base) == fingerprint
     assert repr(figure(attention=changed(figure.attention, 1e-9))) == fingerprint
     crisp_rc = {
         "lines.antialiased": False,
@@ -106,19 +124,21 @@ def test_pixel_differences_alone_keep_the_fingerprint(figure):
     assert repr(base) == fingerprint  # after rendering at two resolutions
 
 
-def test_the_fingerprint_names_what_it_covers_so_a_change_reads_as_a_diff(figure):
-    text = repr(figure())
+def test_the_fingerprint_names_what_it_covers_so_a_change_reads_as_a_diff(
+    fingerprints,
+):
+    text = fingerprints["the figure"]
     for shown in ("sentence 0", *QUERIES, *KEYS, "head 0", "head 3", "key", "query"):
         assert shown in text, shown
-    title_change = diff(text, repr(figure(title="sentence 1")))
+    title_change = diff(text, fingerprints["another title"])
     assert any("sentence 0" in line for line in title_change if line[0] == "-")
     assert any("sentence 1" in line for line in title_change if line[0] == "+")
-    label_change = diff(text, repr(figure(tokens=["the", "dog", "sat"])))
+    label_change = diff(text, fingerprints["another token label"])
     assert any("the | cat | sat" in line for line in label_change if line[0] == "-")
     assert any("the | dog | sat" in line for line in label_change if line[0] == "+")
     # A change in the data alone shows in the digest lines only: the desk's
     # and the phone layout's.
-    changes = diff(text, repr(figure(attention=changed(figure.attention, 0.05))))
+    changes = diff(text, fingerprints["one value changed by 0.05"])
     assert sorted(line[:8] for line in changes) == [
         "+  drawn", "+  phone", "-  drawn", "-  phone"
     ]  # fmt: skip
@@ -152,8 +172,8 @@ def test_the_look_of_a_blocked_key_and_the_phone_layout_are_in_the_fingerprint(g
     assert repr(crisp) == repr(masked)
 
 
-def test_the_first_line_says_how_large_the_smallest_text_is(figure):
-    first = repr(figure()).splitlines()[0]
+def test_the_first_line_says_how_large_the_smallest_text_is(fingerprints):
+    first = fingerprints["the figure"].splitlines()[0]
     assert first.endswith("smallest text 12.5 px")  # 9 points at 100 dpi
 
 

@@ -179,7 +179,9 @@ def test_the_two_layer_caption_says_each_part_once_and_truly(open_page):
     """Chapter 13's two-layer model is causal in every layer: its caption says
     its causal mask (never "no mask"), names the model once, and says which
     of its two layers the picture shows; the picture draws that layer's maps
-    only; the description does not repeat the caption."""
+    only; the description does not repeat the caption. With one layer, the
+    layer switch stays in place, out of reach, its chosen button readable as
+    any chosen button (its label was grey on the button's blue)."""
     page, _ = open_page(page_with("13_"), **PHONE_SCREEN)
     root = page.locator(EXPLORER).first
     wait_until_drawn(root)
@@ -201,6 +203,11 @@ def test_the_two_layer_caption_says_each_part_once_and_truly(open_page):
     pick(root, "option", options(root, "option").index("one layer"))
     assert "layer" not in caption(root).replace("one layer", "")
     assert control(root, "layer").first.is_disabled()  # in its place, out of reach
+    chosen = root.evaluate(
+        """r => ['layer', 'option'].map(name => getComputedStyle(
+            r.querySelector(`[name="${name}"]:checked + span`)).color)"""
+    )
+    assert chosen[0] == chosen[1]  # the layer shown reads as any chosen button
 
 
 def test_the_padding_caption_says_the_pad_tokens_shown(open_page):

@@ -338,3 +338,25 @@ def test_a_name_of_a_removed_cell_is_found():
         ]
     }
     assert names_from_removed_cells(notebook) == ["hidden"]
+
+
+# A line that starts with what Markdown reads as a block (a quote, an item, a
+# heading): inside $...$ it breaks the formula in two.
+BLOCK_START = re.compile(r"\s*(?:[>+*#-]|\d+\.)\s")
+
+
+def test_no_inline_formula_is_broken_by_a_line_that_starts_a_block(notebook):
+    """A formula wrapped so that its next line starts with ``>`` (``S(b, b) >
+    S(b, c)``) was read as a quote: half a formula in the text, half in a
+    box. Every line inside a formula must not start like a block."""
+    broken = []
+    for cell in notebook["cells"]:
+        if cell["cell_type"] != "markdown":
+            continue
+        text = re.sub(r"\$\$.*?\$\$", "", "".join(cell["source"]), flags=re.DOTALL)
+        inside = False
+        for line in text.split("\n"):
+            if inside and BLOCK_START.match(line):
+                broken.append(line)
+            inside = inside != (line.replace(r"\$", "").count("$") % 2 == 1)
+    assert broken == []

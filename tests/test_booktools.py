@@ -231,3 +231,27 @@ def test_the_site_s_phone_rules_apply_where_figures_switch_to_their_phone_layout
     widths = re.findall(r"@media[^{]*max-width:\s*([\d.]+)px", css)
     phone = [width for width in widths if float(width) < 600]  # (not a tablet's)
     assert phone and set(phone) == {str(PHONE_SCREEN)}, widths
+
+
+def test_explorer_data_compares_weights_to_their_last_digits_and_the_rest_exactly():
+    import torch
+
+    from booktools.explorers import assert_same_data
+    from mha.explorer.models import _tensor
+
+    w = torch.tensor([[0.1, -0.2], [0.3, 0.7]], dtype=torch.float64)
+    page = {"heads": [1, 2], "weights": [_tensor(w)]}
+    last_bit = {"heads": [1, 2], "weights": [_tensor(w * (1 + 2**-52))]}
+    assert_same_data(page, last_bit)  # another processor's kernels: passes
+    as_float32 = {"heads": [1, 2], "weights": [_tensor(torch.tensor([[0.5]]))]}
+    assert_same_data(
+        as_float32,
+        {
+            "heads": [1, 2],
+            "weights": [_tensor(torch.tensor([[0.5]], dtype=torch.float64))],
+        },
+    )
+    with pytest.raises(AssertionError):
+        assert_same_data(page, {"heads": [1, 2], "weights": [_tensor(w + 1e-6)]})
+    with pytest.raises(AssertionError):
+        assert_same_data(page, {"heads": [1, 3], "weights": [_tensor(w)]})

@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 
 import mha
-from mha.explorer.models import padded, reading
+from mha.explorer.models import decoded, padded, reading
 from mha.explorer.notebook import title
 
 EXPLORER = ".mha-explorer"
@@ -80,6 +80,30 @@ def chapter_explorer(page_path: str, root_dir: Path):
 
 def data(root) -> dict:
     return json.loads(root.evaluate(DATA_JS))
+
+
+def assert_same_data(page: dict, package: dict, where: str = "data") -> None:
+    """The explorer's data in the page is the package's: the same in all but
+    the last digits of its weights (a tensor the package computes, such as
+    the layer before training, differs in its last bits from one processor's
+    kernels to another's, and may then travel as float64 rather than
+    float32); everything else exactly."""
+    import torch
+
+    if isinstance(page, dict) and set(page) == {"shape", "dtype", "data"}:
+        torch.testing.assert_close(
+            decoded(page), decoded(package), rtol=1e-12, atol=1e-12, msg=where
+        )
+    elif isinstance(page, dict):
+        assert isinstance(package, dict) and page.keys() == package.keys(), where
+        for key in page:
+            assert_same_data(page[key], package[key], f"{where}.{key}")
+    elif isinstance(page, list):
+        assert isinstance(package, list) and len(page) == len(package), where
+        for i, (a, b) in enumerate(zip(page, package, strict=True)):
+            assert_same_data(a, b, f"{where}[{i}]")
+    else:
+        assert page == package, (where, page, package)
 
 
 def shown(root) -> dict:

@@ -127,6 +127,11 @@ for (const [name, explorer] of Object.entries(fixtures.explorers)) {
               .slice(1).forEach((p, i) => assert.ok(p - places[i] >= labels[0].size - 0.5,
                 `labels ${p - places[i]} px apart at ${width} px`)));
           }
+          // The query row shown is labelled, thinned or not.
+          const first = picture.maps[0];
+          assert.ok(labels.some((t) => t.angle === 0 &&
+                                       Math.abs(t.y - (first.y + (row + 0.5) * first.cell)) < 0.5),
+                    `row ${row} unlabelled at ${width} px`);
         }
         const picture = layout(data, got, 760, 460, {title: want.title, row: row}, measure);
         const nHeads = s.nHeads, look = data.look;

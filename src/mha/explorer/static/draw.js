@@ -94,9 +94,11 @@ export function layout(data, result, width, height, options, measure) {
   var cols = g.cols, rows = g.rows, mapW = Math.max(4, Math.floor(g.map));
   var cell = mapW / L;
   // Token labels as tall as a cell (9 to 12 px); where even 9 px is more than
-  // a cell, every second (third, ...) token is labelled, so none run together.
+  // a cell, every second (third, ...) token is labelled, so none run together,
+  // the query row shown among them.
   var labelSize = Math.max(9, Math.min(FONT.label, Math.floor(cell)));
   var every = Math.ceil(labelSize / cell);
+  var start = typeof options.row === "number" ? options.row % every : 0;
   var blockH = layerTitle + rows * (headTitle + mapW) + (rows - 1) * rowGap;
   var gridW = cols * mapW + (cols - 1) * gap;
   var picture = {width: width, height: height, title: options.title,
@@ -134,7 +136,7 @@ export function layout(data, result, width, height, options, measure) {
                          })});
       if (c === 0) {
         tokens.forEach(function (t, i) {
-          if (i % every === 0) {
+          if (i % every === start) {
             text(t, x - 6, y + (i + 0.5) * cell, labelSize, {align: "right",
                                                             baseline: "middle"});
           }
@@ -142,7 +144,7 @@ export function layout(data, result, width, height, options, measure) {
       }
       if (k === nLayers - 1 && (r === rows - 1 || h + cols >= nHeads)) {
         tokens.forEach(function (t, j) {
-          if (j % every === 0) {
+          if (j % every === start) {
             text(t, x + (j + 0.5) * cell, y + mapW + 6, labelSize,
                  {align: "right", baseline: "middle", angle: -90});
           }

@@ -18,6 +18,8 @@ import json
 import re
 from pathlib import Path
 
+import torch
+
 import mha
 from mha.explorer.models import decoded, padded, reading
 from mha.explorer.notebook import title
@@ -88,8 +90,6 @@ def assert_same_data(page: dict, package: dict, where: str = "data") -> None:
     the layer before training, differs in its last bits from one processor's
     kernels to another's, and may then travel as float64 rather than
     float32); everything else exactly."""
-    import torch
-
     if isinstance(page, dict) and set(page) == {"shape", "dtype", "data"}:
         torch.testing.assert_close(
             decoded(page), decoded(package), rtol=1e-12, atol=1e-12, msg=where

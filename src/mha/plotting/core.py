@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import textwrap
+from collections import Counter
 from collections.abc import Sequence
 
 import torch
@@ -48,8 +49,8 @@ class AttentionFigure(BookFigure):
         taller than its row (a key's, turned upright, wider than its column),
         as with chapter 14's 16 to 32 letters on a phone, every second (third,
         ...) token is labelled, so that none run together, starting where the
-        most labels name a token that occurs once (:func:`thinned_start`). Returns the axes (x or y,
-        ``matplotlib.axis.Axis``) that carry labels."""
+        most labels name a token that occurs once (:func:`thinned_start`).
+        Returns the axes (x or y, ``matplotlib.axis.Axis``) that carry labels."""
         n_rows = -(-len(self.maps) // self.n_cols)
         labelled = []
         for head, image in enumerate(self.maps):
@@ -72,7 +73,8 @@ def thinned_start(tokens: Sequence[str], every: int) -> int:
     whose labels name the most tokens that occur once in the sentence (a
     repeated word, such as *the*, tells a reader less than the noun beside
     it), the first such start on a tie."""
-    once = [list(tokens).count(token) == 1 for token in tokens]
+    counts = Counter(tokens)
+    once = [counts[token] == 1 for token in tokens]
     return max(range(every), key=lambda start: (sum(once[start::every]), -start))
 
 

@@ -236,17 +236,11 @@ def test_without_a_mask_nothing_is_blocked_and_no_legend(gen):
 
 def test_every_head_has_its_colour_in_every_figure(gen):
     maps = mha.display_attention(TOKENS, TOKENS, causal_maps(4, gen), 4, 2, 2)
-    q = torch.randn(6, 8, generator=gen)
-    split = plotting.head_split_figure(q, TOKENS, 4)
     for head, ax in enumerate(heatmaps(maps)):
         assert to_hex(ax.title.get_color()) == head_colour(head).lower()
         assert {to_hex(s.get_edgecolor()) for s in ax.spines.values()} == {
             head_colour(head).lower()
         }
-    panels = [ax for ax in split.axes if ax.get_title().startswith("head")]
-    assert [to_hex(ax.title.get_color()) for ax in panels] == [
-        head_colour(h).lower() for h in range(4)
-    ]
     assert HEAD_COLOURS[:4] == ("#0072B2", "#D55E00", "#009E73", "#CC79A7")
 
 
@@ -388,12 +382,10 @@ def test_each_head_s_colour_reads_on_a_light_page_and_a_dark_one_and_stands_apar
 def test_signed_values_take_the_diverging_map_probabilities_the_sequential_one(gen):
     from mha.plotting.palette import SIGNED_CMAP
 
-    q = torch.randn(6, 8, generator=gen)
-    split = plotting.head_split_figure(q, ["a", "b", "c", "d", "e", "f"], 4)
     pieces = torch.randn(4, 8, generator=gen)
     bias = torch.randn(8, generator=gen)
     sums = plotting.head_contributions_figure(pieces, bias, pieces.sum(0) + bias)
-    for fig in (split, split.phone, sums, sums.phone):
+    for fig in (sums, sums.phone):
         names = {image.get_cmap().name for ax in fig.axes for image in ax.images}
         assert names == {SIGNED_CMAP}
         for ax in fig.axes:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 import torch
-from figures import close, fits_the_column, heatmaps, shown, texts
+from figures import close, fits_the_column, texts
 from refusal import refuses, row_ids
 
 import mha
@@ -49,28 +49,6 @@ def test_positional_encoding_curves_legend_sits_under_the_plot_without_exponents
     assert plot.width >= 0.8 * fig.bbox.width  # the curves keep most of the width
 
 
-@pytest.mark.parametrize("n_heads", [2, 4, 8])
-def test_head_split_figure_gives_each_head_its_columns(ex, qkv, n_heads):
-    q = qkv[0][0]  # (6, 8): the queries of sentence 0
-    fig = plotting.head_split_figure(q, ex.tokens[0], n_heads, name="Q[0]")
-    fits_the_column(fig)
-    whole, *heads = heatmaps(fig)
-    close(shown(whole), q)
-    assert len(heads) == len(whole.patches) == n_heads  # a frame around each head
-    d_key = 8 // n_heads
-    for h, ax in enumerate(heads):
-        close(shown(ax), q[:, h * d_key : (h + 1) * d_key])
-
-
-def test_head_split_figure_never_prints_minus_zero():
-    q = torch.tensor([[-0.01, 0.02], [0.5, -0.04]])
-    fig = plotting.head_split_figure(q, ["a", "b"], 2)
-    printed = [t.get_text() for ax in heatmaps(fig) for t in ax.texts]
-    printed = [text for text in printed if not text.startswith("head")]
-    assert len(printed) == 8 and "-0.0" not in printed
-    assert printed[:4] == ["0.0", "0.0", "0.5", "0.0"]
-
-
 Z = torch.zeros(6, 8)
 
 # Each row, a case of the test below: the call, its error, and what the message
@@ -80,10 +58,6 @@ BAD_INPUT = [
      "got 8"),
     (lambda: plotting.positional_encoding_curves(Z, []), ValueError, "dims", "1 to 8 columns",
      "got 0"),
-    (lambda: plotting.head_split_figure(Z, list("abc"), 2), ValueError, "tokens",
-     "label the 6 rows", "got 3 labels"),
-    (lambda: plotting.head_split_figure(Z, list("abcdef"), 3), ValueError, "n_heads",
-     "divide d_model", "n_heads=3"),
 ]  # fmt: skip
 
 

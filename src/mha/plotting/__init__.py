@@ -10,7 +10,7 @@ here, as ``mha.plotting.<name>``.
 
 from mha.plotting.core import display_attention
 from mha.plotting.costs import cost_counts_figure
-from mha.plotting.embeddings import head_split_figure, positional_encoding_curves
+from mha.plotting.embeddings import positional_encoding_curves
 from mha.plotting.figure import BookFigure, to_png
 from mha.plotting.fingerprint import fingerprint
 from mha.plotting.merge import head_contributions_figure, weighted_values_figure
@@ -26,7 +26,6 @@ __all__ = [
     "display_attention",
     "fingerprint",
     "head_contributions_figure",
-    "head_split_figure",
     "key_plane_figure",
     "positional_encoding_curves",
     "softmax_saturation_figure",

@@ -34,9 +34,10 @@ def test_key_plane_figure_draws_keys_query_and_scores():
     fits_the_column(fig)
     plane, bars = fig.axes
     assert len(plane.collections) == 3 and len(bars.patches) == 3
-    # The keys joined in the order of their positions (besides the two axes' lines).
-    (path,) = [line for line in plane.lines if len(line.get_xdata()) == len(keys)]
-    close(torch.tensor(path.get_xydata()), keys)
+    # The keys as points, not joined (the two axes' lines are the only lines).
+    assert len(plane.lines) == 2
+    points = torch.cat([torch.tensor(c.get_offsets()) for c in plane.collections])
+    close(points, keys)
     close([bar.get_height() for bar in bars.patches], keys @ query)
     assert [t.get_text() for t in bars.get_xticklabels()] == ["-1", "0", "1"]
     assert bars.patches[0].get_hatch() == "///" and not bars.patches[1].get_hatch()

@@ -79,9 +79,9 @@ def key_plane_figure(
 ) -> Figure:
     """Where a head with ``d_key = 2`` looks: its keys in the plane, and one query's scores.
 
-    Left, each position's key as a labelled point, joined to the next
-    position's by a thin line, and the query as an arrow
-    from the origin: the score of a key is the query's length times the
+    Left, each position's key as a labelled point (not joined: keys that
+    go round more than once would cross their own path), and the query as
+    an arrow from the origin: the score of a key is the query's length times the
     key's length along the arrow (divided by √2). Right, the scores as bars,
     one per position.
 
@@ -131,8 +131,6 @@ def key_plane_figure(
     limit = 1.2 * float(max(keys.abs().max(), query.abs().max()))
     plane.axhline(0, color="0.85", linewidth=0.8, zorder=0)
     plane.axvline(0, color="0.85", linewidth=0.8, zorder=0)
-    # A thin line from each key to the next position's: the order round the plane.
-    plane.plot(*keys.T.tolist(), color="0.75", linewidth=0.8, zorder=1)
     for p, (x, y) in zip(positions, keys.tolist(), strict=True):
         hollow = p in absent
         plane.scatter(

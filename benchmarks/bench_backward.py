@@ -2,7 +2,7 @@
 the book's layer, which keeps its ``(batch, n_heads, L, L)`` probabilities for
 autograd, against the same projections around ``F.scaled_dot_product_attention``,
 whose fused kernel keeps one number per query and head and recomputes the
-rest (chapter 11 shows three lengths of this table).
+rest (chapter 10 shows three lengths of this table).
 
 Sizes come from ``mha.cost.profile_forward`` (PyTorch's profiler, one
 thread): memory allocated through PyTorch on the CPU, the same on every run

@@ -78,7 +78,7 @@ def test_a_model_built_or_trained_in_the_notebook_can_be_explored():
 
 def test_the_first_layer_a_reader_builds_reads_the_running_example():
     """mha.MultiHeadAttention(8, 2) or nn.MultiheadAttention(8, 2), as built in
-    chapter 5 or 9: its maps are the layer's on the running example's X, and
+    chapter 5 or 8: its maps are the layer's on the running example's X, and
     the reader's layer stays as it was (a float64 copy is explored)."""
     torch.manual_seed(0)
     ex = mha.running_example()

@@ -206,7 +206,7 @@ def test_patching_into_one_path_of_layer_2():
 
 def test_measure_reads_a_one_layer_model_s_maps_too():
     """A one-layer model returns its maps as one tensor, not a tuple of layers:
-    the share on the answer's key is read from it (chapter 14's control)."""
+    the share on the answer's key is read from it (chapter 13's control)."""
     torch.manual_seed(0)
     one = training.ToyModel(
         len(training.INDUCTION.vocab), n_heads=2, max_length=32, causal=True

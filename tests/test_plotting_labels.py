@@ -7,7 +7,7 @@ import torch
 
 import mha
 
-# Chapter 14's sentences: 16 letters (Figs 14.2, 14.3), 22 (Fig 14.4), and 32.
+# Chapter 13's sentences: 16 letters (Figs 13.2, 13.3), 22 (Fig 13.4), and 32.
 LETTERS = {
     16: list("fadebon" * 2 + "ch"),
     22: list("gchijklm" + "fadebon" * 2),
@@ -63,7 +63,7 @@ def overlapping(fig) -> list[tuple[str, int]]:
 
 @pytest.mark.parametrize("n", sorted(LETTERS))
 def test_token_labels_never_overlap_on_a_desk_or_a_phone(gen, n):
-    """Chapter 14's maps of 16 to 32 letters: on the phone's layout (16 and
+    """Chapter 13's maps of 16 to 32 letters: on the phone's layout (16 and
     more) and the desk's (22 and more) neighbouring letters overlapped, every
     letter labelled; now every second (third) letter is labelled where the
     labels' font is taller than a row."""
@@ -102,7 +102,7 @@ def test_the_labels_kept_are_the_first_and_every_few_after(gen):
 
 def test_thinned_labels_name_the_words_that_occur_once(gen):
     """Where every second word is labelled, the labels fall on the words that
-    occur once (chapter 13's nouns), not on the repeated "near" and "the";
+    occur once (chapter 12's nouns), not on the repeated "near" and "the";
     with nothing to choose between, labelling starts at the first token."""
     words = "near the dusty boxes near the heavy chairs behind the dusty lamps the cabinet be"
     tokens = words.split()

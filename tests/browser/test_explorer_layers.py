@@ -150,7 +150,7 @@ def test_every_control_is_a_finger_s_size_and_the_box_is_not_zoomed(open_page):
     (a phone zooms into a box of smaller text) and the box with its button
     runs to the form's right edge, the box taking most of it; a message about
     the typed text stands right under the box."""
-    for part in ("06_", "13_"):
+    for part in ("_masks", "_two_layers"):
         page, _ = open_page(page_with(part), **PHONE_SCREEN)
         root = page.locator(EXPLORER).first
         wait_until_drawn(root)
@@ -176,13 +176,13 @@ def caption(root) -> str:
 
 
 def test_the_two_layer_caption_says_each_part_once_and_truly(open_page):
-    """Chapter 13's two-layer model is causal in every layer: its caption says
+    """Chapter 12's two-layer model is causal in every layer: its caption says
     its causal mask (never "no mask"), names the model once, and says which
     of its two layers the picture shows; the picture draws that layer's maps
     only; the description does not repeat the caption. With one layer, the
     layer switch stays in place, out of reach, its chosen button readable as
     any chosen button (its label was grey on the button's blue)."""
-    page, _ = open_page(page_with("13_"), **PHONE_SCREEN)
+    page, _ = open_page(page_with("_two_layers"), **PHONE_SCREEN)
     root = page.locator(EXPLORER).first
     wait_until_drawn(root)
     pick(root, "option", options(root, "option").index("two layers"))
@@ -215,7 +215,7 @@ def test_the_padding_caption_says_the_pad_tokens_shown(open_page):
     the picture agree on the <pad> tokens shown, and the caption quotes the
     words the model reads (those <pad> replaced are not quoted); a sentence of
     one word has no <pad> to show, and the readout says 0."""
-    page, _ = open_page(page_with("06_"), **PHONE_SCREEN)
+    page, _ = open_page(page_with("_masks"), **PHONE_SCREEN)
     root = page.locator(EXPLORER).first
     wait_until_drawn(root)
     pick(root, "mask", options(root, "mask").index("padding"))
@@ -237,7 +237,7 @@ def test_the_padding_caption_says_the_pad_tokens_shown(open_page):
 def test_a_character_that_is_no_word_is_not_quoted(open_page):
     """An emoji (no word: the tokenizer drops it, the maps have no row for it)
     is not in the caption either; nor is the punctuation of a listed sentence."""
-    page, _ = open_page(page_with("06_"), **PHONE_SCREEN)
+    page, _ = open_page(page_with("_masks"), **PHONE_SCREEN)
     root = page.locator(EXPLORER).first
     wait_until_drawn(root)
     type_sentence(root, "😀 a basic example!")

@@ -119,7 +119,7 @@ TARGETS = """() => {
 def test_touch_targets_are_big_enough_and_titles_short(open_page, width):
     """On a phone every button of the header and the previous/next links are
     at least 44 px tall (and the buttons as wide), and a link's chapter title
-    takes two lines at most. (Chapter 10's previous link is chapter 9, the
+    takes two lines at most. (Chapter 9's previous link is chapter 8, the
     longest title of the book.)"""
     page, _ = open_page(PAGES["after the longest title"], width=width)
     targets = page.evaluate(TARGETS)
@@ -151,7 +151,7 @@ CODE_IN_HEADINGS = """() => [...document.querySelectorAll(
 
 @pytest.mark.parametrize("width", [PHONE, COMMON_PHONE])
 def test_punctuation_after_code_in_a_heading_stays_on_its_line(open_page, width):
-    """Chapter 9's headings name PyTorch's functions: on a phone the name
+    """Chapter 8's headings name PyTorch's functions: on a phone the name
     breaks after a dot where it must, and the colon after it stays with it."""
     page, _ = open_page(PAGES["code headings"], width=width)
     found = page.evaluate(CODE_IN_HEADINGS)
@@ -210,9 +210,9 @@ TABLES = """() => [...document.querySelectorAll('.bd-article table')].map(table 
 
 # The pages with tables of three columns or more (_ext/book_phone.py).
 WIDE_TABLES = (
-    "book/09_pytorch.html",
-    "book/10_block.html",
-    "book/11_costs.html",
+    "book/08_pytorch.html",
+    "book/09_block.html",
+    "book/10_costs.html",
     PAGES["tables"],
 )
 
@@ -322,10 +322,10 @@ NAMES_CUT_IN_TABLES = """() => {
 
 @pytest.mark.parametrize("width", [PHONE, COMMON_PHONE])
 def test_code_in_a_table_breaks_between_names_never_inside_one(open_page, width):
-    """On a phone the code in a table's cells (the glossary's, chapter 9's)
+    """On a phone the code in a table's cells (the glossary's, chapter 8's)
     breaks at its spaces and after its dots and underscores, never inside a
     name: the glossary's cells broke "batc" / "h", "(32, 1" / "0)", chapter
-    9's "to_sd" / "pa_mask" (book.css let code in a table break anywhere); at
+    8's "to_sd" / "pa_mask" (book.css let code in a table break anywhere); at
     390 px every such table fits its column (391-396 px when code broke after
     dots and underscores only, without a smaller font and break points in
     short names)."""

@@ -35,16 +35,16 @@ TOC = Path(os.environ.get("BOOK_TOC", ROOT / "_toc.yml"))
 # is the one place to change. (Pages with explorers are found: explorer_pages.)
 PAGES = {
     "root": "book/intro.html",
-    "figures": "book/13_two_layers.html",  # figures on their own white ground
+    "figures": "book/12_two_layers.html",  # figures on their own white ground
     "code": "book/01_words_to_vectors.html",  # code cells
-    "code headings": "book/09_pytorch.html",  # headings made of long code names
+    "code headings": "book/08_pytorch.html",  # headings made of long code names
     "tables": "book/glossary.html",
     "api": "book/api.html",
-    "exercises": "book/10_block.html",  # exercises that link to other chapters
-    "after the longest title": "book/10_block.html",  # its previous: chapter 9
-    "wide code": "book/09_pytorch.html",  # code cells that scroll on a phone
-    "code listing": "book/13_two_layers.html",  # a cell's output listing code
-    "code links": "book/12_reading_heads.html",  # links made of code names
+    "exercises": "book/09_block.html",  # exercises that link to other chapters
+    "after the longest title": "book/09_block.html",  # its previous: chapter 8
+    "wide code": "book/08_pytorch.html",  # code cells that scroll on a phone
+    "code listing": "book/12_two_layers.html",  # a cell's output listing code
+    "code links": "book/11_reading_heads.html",  # links made of code names
     "math": "book/05_merge.html",  # formulas
     "references": "book/references.html",
 }

@@ -47,7 +47,7 @@ class AttentionFigure(BookFigure):
         label the left column and keys the bottom row only (fewer tick labels
         also make the figure much faster to draw). Where a label's font is
         taller than its row (a key's, turned upright, wider than its column),
-        as with chapter 14's 16 to 32 letters on a phone, every second (third,
+        as with chapter 13's 16 to 32 letters on a phone, every second (third,
         ...) token is labelled, so that none run together, starting where the
         most labels name a token that occurs once (:func:`thinned_start`).
         Returns the axes (x or y, ``matplotlib.axis.Axis``) that carry labels."""

@@ -137,26 +137,28 @@ def _legend(legend) -> str:
     return " | ".join(_texts(legend.get_texts()) + looks)
 
 
-def _settle(fig: Figure, most: int = 5) -> None:
-    """Draw ``fig`` until its axes stop moving. A constrained layout settles
-    only after some draws (the phone layout of chapter 1's position curves
-    moves an axes by 0.006 of the figure's height between its second draw and
-    its third, and no further), and the fingerprint must describe the settled
-    layout, whatever drew the figure before."""
-    where = None
-    for _ in range(most):
-        fig.draw_without_rendering()  # lays the figure out, makes tick labels final
-        now = [tuple(ax.get_position().bounds) for ax in fig.axes]
-        if now == where:
-            return
-        where = now
+def _where(fig: Figure) -> list[tuple[float, ...]]:
+    """Where each axes of ``fig`` sits, as fractions of the figure."""
+    return [tuple(ax.get_position().bounds) for ax in fig.axes]
 
 
 def _drawn(fig: Figure) -> tuple[list[str], str]:
     """(the readable lines, the digest of everything drawn) of one figure."""
-    _settle(fig)
-    width, height = (fig.get_size_inches() * fig.dpi).round().astype(int)
+    # Drawn until the axes stop moving, so that the fingerprint describes the
+    # settled layout whatever drew the figure before: a constrained layout
+    # settles on the second draw (smallest_text draws it again), or for some
+    # figures the third (the phone layout of chapter 1's position curves
+    # moves an axes by 0.006 of the figure's height from the second to the
+    # third draw, and no further).
+    fig.draw_without_rendering()
+    where = _where(fig)
     text_px = smallest_text(fig) * fig.dpi / 72
+    for _ in range(3):
+        if _where(fig) == where:
+            break
+        where = _where(fig)
+        fig.draw_without_rendering()
+    width, height = (fig.get_size_inches() * fig.dpi).round().astype(int)
     lines = [
         f"<Figure {width}×{height} px, {len(fig.axes)} axes, "
         f"smallest text {text_px:.3g} px"

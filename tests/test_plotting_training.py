@@ -39,6 +39,13 @@ def test_key_plane_figure_draws_keys_query_and_scores():
     points = torch.cat([torch.tensor(c.get_offsets()) for c in plane.collections])
     close(points, keys)
     close([bar.get_height() for bar in bars.patches], keys @ query)
+    # The query's label sits beside its arrow, not on it.
+    fig.draw_without_rendering()
+    (label,) = [t for t in plane.texts if t.get_text() == "query"]
+    box = label.get_window_extent()
+    for share in torch.linspace(0.1, 1.0, 10).tolist():
+        x, y = plane.transData.transform((share * 0.5, share * 0.5))
+        assert not box.contains(x, y), share
     assert [t.get_text() for t in bars.get_xticklabels()] == ["-1", "0", "1"]
     assert bars.patches[0].get_hatch() == "///" and not bars.patches[1].get_hatch()
 

@@ -160,8 +160,16 @@ def key_plane_figure(
         xytext=(0, 0),
         arrowprops={"arrowstyle": "-|>", "color": COLOURS[2], "linewidth": 1.8},
     )
-    plane.text(
-        qx / 2, qy / 2, " query", color=COLOURS[2], fontsize=9, ha="left", va="top"
+    length = (qx * qx + qy * qy) ** 0.5 or 1.0
+    plane.annotate(  # beside the arrow, a third of the way out, not on it
+        "query",
+        (qx / 3, qy / 3),
+        xytext=(-10 * qy / length, 10 * qx / length),
+        textcoords="offset points",
+        color=COLOURS[2],
+        fontsize=9,
+        ha="center",
+        va="center",
     )
     plane.set_xlim(-limit, limit)
     plane.set_ylim(-limit, limit)

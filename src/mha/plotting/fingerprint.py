@@ -154,9 +154,10 @@ def _drawn(fig: Figure) -> tuple[list[str], str]:
     where = _where(fig)
     text_px = smallest_text(fig) * fig.dpi / 72
     for _ in range(3):
-        if _where(fig) == where:
+        now = _where(fig)
+        if now == where:
             break
-        where = _where(fig)
+        where = now
         fig.draw_without_rendering()
     width, height = (fig.get_size_inches() * fig.dpi).round().astype(int)
     lines = [
